@@ -1,0 +1,54 @@
+# Two commands: `make run` (set up, demo data, serve) and `make test`.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: setup run test test-fast bench lint messages clean browsers
+
+$(PY):
+	@PYTHON_BIN=$$(scripts/find-python.sh) || exit 1; \
+	echo "Creating $(VENV) with $$PYTHON_BIN"; \
+	"$$PYTHON_BIN" -m venv $(VENV)
+
+$(STAMP): $(PY) pyproject.toml
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+setup: $(STAMP)
+	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0 || echo "warning: compilemessages failed; the committed .mo catalogues are used"
+	$(PY) manage.py migrate --noinput --verbosity 0
+
+run: setup
+	$(PY) manage.py demo_data
+	@echo ""
+	@echo "  Open http://$(HOST):$(PORT)/  — demo host login: demo / demo-pass"
+	@echo ""
+	$(VENV)/bin/daphne --bind $(HOST) --port $(PORT) --websocket_timeout -1 mafia_protocol.asgi:application
+
+# Browser tests need Debian's chromium; `make browsers` installs it (root).
+browsers:
+	@test -x /usr/bin/chromium || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
+test: setup
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not browser and not live" $(PYTEST_ARGS)
+
+bench: setup
+	@for f in benchmarks/*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy games tournaments mafia_protocol
+
+messages: $(STAMP)
+	$(PY) manage.py makemessages -l en -l ru --ignore=.venv --ignore=benchmarks --ignore=tests
+	$(PY) manage.py compilemessages --ignore=.venv
+
+clean:
+	rm -rf $(VENV) var staticfiles

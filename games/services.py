@@ -1,0 +1,437 @@
+"""The only write path for games.
+
+Every change goes through a function here: lock the game row, check the
+revision the caller saw (a stale double click is refused, not applied twice),
+let the pure engine apply the action, store it, project it, and schedule the
+live-board broadcast for after the commit. Views, commands and tests never
+write games, actions or projection rows themselves.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import live
+from games.models import (
+    Game,
+    GameAction,
+    GameSeat,
+    GameStatus,
+    NightAction,
+    Nomination,
+    Penalty,
+    SeatResult,
+    Vote,
+    new_overlay_token,
+)
+from games.rules import GameState, Regulations, RuleViolation, apply, new_state, replay
+
+User = AbstractBaseUser | AnonymousUser | None
+
+# Steps whose clock starts by itself when the step begins: the host gives the
+# word with the same click that ends the previous step.
+_ROLE_BY_KEY = {"sheriff": "sheriff", "don": "don"}
+
+
+class StaleRevision(Exception):
+    """The caller's page is behind the game: the click is refused (not applied twice)."""
+
+    code = "stale_revision"
+    rule = "SEQ"
+
+    def __init__(self, expected: int, actual: int) -> None:
+        self.expected = expected
+        self.actual = actual
+        self.params = {"expected": expected, "actual": actual}
+        self.message = f"The game changed since this page was drawn (revision {actual}, page {expected}); nothing was applied."
+        super().__init__(self.message)
+
+
+class NothingToUndo(Exception):
+    code = "nothing_to_undo"
+    rule = "UNDO"
+    params: dict[str, Any] = {}
+    message = "There is no action to undo."
+
+
+@dataclass
+class Outcome:
+    game: Game
+    state: GameState
+    action: GameAction | None
+
+
+# --- reading -----------------------------------------------------------------
+
+
+def game_regulations(game: Game) -> Regulations:
+    return Regulations.from_dict(game.regulations) if game.regulations else Regulations()
+
+
+def game_state(game: Game) -> GameState:
+    """The engine state of a game: a replay of its active actions (≈2 ms)."""
+    return replay(game.action_payloads(), game_regulations(game))
+
+
+# --- writing -----------------------------------------------------------------
+
+
+def game_create(*, host: Any, title: str = "", players: list[str] | None = None, regulations: Regulations | None = None, seating_seed: str = "") -> Game:
+    """A new game in setup; with `players`, the `seat` action is recorded at once."""
+    with transaction.atomic():
+        game = Game.objects.create(
+            host=host,
+            title=title,
+            regulations=regulations.to_dict() if regulations else {},
+            seating_seed=seating_seed,
+            public_state=new_state(regulations).public_dict(),
+        )
+        if players is not None:
+            action: dict[str, Any] = {"do": "seat", "players": list(players)}
+            if seating_seed:
+                action["seed"] = seating_seed
+            game_record_action(game=game, action=action, expected_seq=0, by=host)
+            game.refresh_from_db()
+    return game
+
+
+def _lock(game: Game) -> Game:
+    return Game.objects.select_for_update().get(pk=game.pk)
+
+
+def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int | None, by: Any) -> Outcome:
+    """Apply one host action. Raises RuleViolation or StaleRevision; both change nothing."""
+    if not isinstance(action, dict):
+        raise RuleViolation("bad_action", "FORMAT", {"field": "action"}, "The action must be an object.")
+    with transaction.atomic():
+        locked = _lock(game)
+        if expected_seq is not None and expected_seq != locked.seq:
+            raise StaleRevision(expected_seq, locked.seq)
+        before = game_state(locked)
+        after = apply(before, action)
+        locked.seq += 1
+        stored = GameAction.objects.create(game=locked, seq=locked.seq, payload=action, created_by=_user_or_none(by))
+        index = _count_active(locked) - 1
+        _project_new_entries(locked, after, {index: stored})
+        _sync_after_change(locked, before, after)
+        _schedule_broadcast(locked)
+    _copy_fields(locked, game)
+    return Outcome(game=game, state=after, action=stored)
+
+
+def game_undo_last_action(*, game: Game, expected_seq: int | None, by: Any) -> Outcome:
+    """Mark the last active action undone (the row stays, replay skips it)."""
+    with transaction.atomic():
+        locked = _lock(game)
+        if expected_seq is not None and expected_seq != locked.seq:
+            raise StaleRevision(expected_seq, locked.seq)
+        last = locked.active_actions().last()
+        if last is None:
+            raise NothingToUndo()
+        before = game_state(locked)
+        last.undone_at = timezone.now()
+        last.undone_by = _user_or_none(by)
+        last.save(update_fields=["undone_at", "undone_by"])
+        for model in (Nomination, Vote, Penalty, NightAction):
+            model.objects.filter(action=last).delete()
+        after = game_state(locked)
+        locked.seq += 1
+        _sync_after_change(locked, before, after)
+        _schedule_broadcast(locked)
+    _copy_fields(locked, game)
+    return Outcome(game=game, state=after, action=last)
+
+
+def game_rebuild_projection(*, game: Game) -> GameState:
+    """Rewrite every projection row (and the result rows) from the log."""
+    with transaction.atomic():
+        locked = _lock(game)
+        for model in (Nomination, Vote, Penalty, NightAction):
+            model.objects.filter(game=locked).delete()
+        actions = list(locked.active_actions())
+        state = replay([a.payload for a in actions], game_regulations(locked))
+        _project_new_entries(locked, state, dict(enumerate(actions)))
+        _sync_seats(locked, state)
+        _sync_results(locked, state)
+    return state
+
+
+def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game:
+    """Store a protocol log (FORMAT.md) as a game, action by action through the engine."""
+    actions = [a for a in data.get("actions", []) if a.get("do") != "expect" and not a.get("reject")]
+    game = game_create(host=host, title=title or str(data.get("name", "")))
+    for action in actions:
+        game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+    return game
+
+
+def game_export_log(*, game: Game) -> dict[str, Any]:
+    return {"format": "mafia-protocol-log/1", "name": game.title or f"game-{game.pk}", "actions": game.action_payloads()}
+
+
+# --- clocks (DESIGN.md "Clocks": stored, never ticked) --------------------------
+
+
+def clock_remaining_ms(game: Game, now: datetime | None = None) -> int:
+    elapsed = game.clock_elapsed_ms
+    if game.clock_started_at is not None:
+        now = now or timezone.now()
+        stop = min(now, game.timeout_since) if game.timeout_since else now
+        elapsed += max(0, int((stop - game.clock_started_at).total_seconds() * 1000))
+    return max(0, game.clock_duration_ms - elapsed)
+
+
+def clock_deadline(game: Game) -> datetime | None:
+    """When the running clock reaches zero, or None when it is paused."""
+    if game.clock_started_at is None or game.timeout_since is not None:
+        return None
+    return timezone.now() + timezone.timedelta(milliseconds=clock_remaining_ms(game))
+
+
+def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -> Game:
+    """start | pause | resume | adjust (±seconds) | reset | timeout | end_timeout."""
+    with transaction.atomic():
+        locked = _lock(game)
+        now = timezone.now()
+        if command in ("start", "resume"):
+            if locked.clock_started_at is None and locked.timeout_since is None:
+                locked.clock_started_at = now
+        elif command == "pause":
+            _pause(locked, now)
+        elif command == "reset":
+            locked.clock_elapsed_ms = 0
+            locked.clock_started_at = None
+        elif command == "adjust":
+            locked.clock_duration_ms = max(0, locked.clock_duration_ms + seconds * 1000)
+        elif command == "timeout":  # D8: every clock stops
+            if locked.timeout_since is None:
+                _pause(locked, now)
+                locked.timeout_since = now
+        elif command == "end_timeout":
+            locked.timeout_since = None
+        else:
+            raise ValueError(f"unknown clock command {command!r}")
+        locked.save(update_fields=["clock_started_at", "clock_elapsed_ms", "clock_duration_ms", "timeout_since", "updated_at"])
+        _schedule_broadcast(locked, clock_only=True)
+    _copy_fields(locked, game)
+    return game
+
+
+def game_set_overlay(*, game: Game, by: Any, enabled: bool, delay_seconds: int | None = None) -> Game:
+    with transaction.atomic():
+        locked = _lock(game)
+        locked.overlay_token = new_overlay_token() if enabled else ""
+        if delay_seconds is not None:
+            locked.overlay_delay_seconds = max(0, min(600, int(delay_seconds)))
+        locked.save(update_fields=["overlay_token", "overlay_delay_seconds", "updated_at"])
+    _copy_fields(locked, game)
+    return game
+
+
+def draw_seating(players: list[str], seed: str | None = None) -> tuple[list[str], str]:
+    """S1: a random seating, reproducible from the recorded seed."""
+    import random
+
+    seed = seed or secrets.token_hex(8)
+    order = list(players)
+    random.Random(seed).shuffle(order)
+    return order, seed
+
+
+# --- internals ----------------------------------------------------------------
+
+
+def _user_or_none(user: Any) -> Any:
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+def _count_active(game: Game) -> int:
+    return GameAction.objects.filter(game=game, undone_at__isnull=True).count()
+
+
+def _copy_fields(source: Game, target: Game) -> None:
+    if source is target:
+        return
+    for field in source._meta.concrete_fields:
+        setattr(target, field.attname, getattr(source, field.attname))
+
+
+def _pause(game: Game, now: datetime) -> None:
+    if game.clock_started_at is not None:
+        game.clock_elapsed_ms += max(0, int((now - game.clock_started_at).total_seconds() * 1000))
+        game.clock_started_at = None
+
+
+def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
+    public = after.public_dict()
+    game.public_state = public
+    game.status = public["status"]
+    game.winner = public["winner"] or ""
+    game.ppk = public["ppk"] or ""
+    if game.is_over and game.finished_at is None:
+        game.finished_at = timezone.now()
+    elif not game.is_over:
+        game.finished_at = None
+    # A new step gets a fresh clock that starts at once; the same step keeps its clock.
+    key = _step_key(after)
+    if key != game.clock_key:
+        game.clock_key = key
+        seconds = after.step_seconds
+        game.clock_duration_ms = int(seconds or 0) * 1000
+        game.clock_elapsed_ms = 0
+        game.clock_started_at = timezone.now() if seconds and game.timeout_since is None else None
+    game.save()
+    if before.players != after.players or before.roles != after.roles:
+        _sync_seats(game, after)
+    if game.is_over or before.public_dict()["status"] in ("finished", "annulled"):
+        _sync_results(game, after)
+    elif game.results.exists():
+        game.results.all().delete()
+
+
+def _step_key(state: GameState) -> str:
+    d = state.public_dict()
+    # The number of speeches distinguishes two consecutive steps of the same
+    # speaker (his speech, then his tie speech).
+    speeches = len(_record(state, "speeches"))
+    return f"{d['status']}|{d['day']}|{d['phase']}|{d['step']}|{d['speaker']}|{speeches}"
+
+
+def _record(state: GameState, name: str) -> list[dict[str, Any]]:
+    record = state.record
+    value = record.get(name) if isinstance(record, dict) else getattr(record, name, None)
+    return list(value or [])
+
+
+def _sync_seats(game: Game, state: GameState) -> None:
+    players = list(state.players or [])
+    roles = dict(state.roles or {})
+    existing = {s.seat_no: s for s in game.seats.all()}
+    for seat_no in range(1, 11):
+        nickname = players[seat_no - 1] if len(players) >= seat_no else ""
+        role = roles.get(seat_no, roles.get(str(seat_no), "")) if roles else ""
+        seat = existing.get(seat_no)
+        if not nickname:
+            if seat:
+                seat.delete()
+            continue
+        if seat is None:
+            GameSeat.objects.create(game=game, seat_no=seat_no, nickname=nickname, role=role)
+        elif seat.nickname != nickname or seat.role != role:
+            seat.nickname, seat.role = nickname, role
+            seat.save(update_fields=["nickname", "role"])
+
+
+def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[int, GameAction]) -> None:
+    """Write projection rows for the record entries of the given action indexes."""
+    nominations, votes, penalties, nights = [], [], [], []
+    for e in _record(state, "nominations"):
+        if (a := actions_by_index.get(e["index"])) is not None:
+            nominations.append(Nomination(game=game, action=a, day=e["day"], by_seat=e["by"], target_seat=e["target"], result=e["result"]))
+    for e in _record(state, "votes"):
+        if (a := actions_by_index.get(e["index"])) is None:
+            continue
+        auto = set(e.get("auto") or [])
+        if e["kind"] == "lift":
+            for voter in e.get("yes") or []:
+                votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind="lift", voter_seat=voter, lift_yes=True))
+            for voter in e.get("no") or []:
+                votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind="lift", voter_seat=voter, lift_yes=False))
+        else:
+            for voter, candidate in (e.get("ballots") or {}).items():
+                votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind=e["kind"], voter_seat=int(voter), candidate_seat=int(candidate), auto=int(voter) in auto))
+    for e in _record(state, "penalties"):
+        if (a := actions_by_index.get(e["index"])) is not None:
+            penalties.append(Penalty(game=game, action=a, kind=e["kind"], seat=e.get("seat"), team=e.get("team") or "", reason=e.get("reason") or "", day=e.get("day"), phase=e.get("phase") or "", count=e.get("count"), removed=bool(e.get("removed"))))
+    for e in _record(state, "shots"):
+        if (a := actions_by_index.get(e["index"])) is None:
+            continue
+        victim = e.get("victim")
+        for black, target in (e.get("by") or {}).items():
+            nights.append(NightAction(game=game, action=a, night=e["night"], kind="shot", actor_seat=int(black), target_seat=target, result="kill" if victim is not None else "miss"))
+        if not e.get("by"):
+            nights.append(NightAction(game=game, action=a, night=e["night"], kind="shot", result="miss"))
+    captains = _captain_seats(state)
+    for e in _record(state, "checks"):
+        if (a := actions_by_index.get(e["index"])) is not None:
+            if e["by"] == "don":
+                result = "sheriff" if e["result"] else "not_sheriff"
+            else:
+                result = str(e["result"])
+            nights.append(NightAction(game=game, action=a, night=e["night"], kind=f"{e['by']}_check", actor_seat=captains.get(e["by"]), target_seat=e["target"], result=result))
+    for e in _record(state, "best_moves"):
+        if (a := actions_by_index.get(e["index"])) is not None:
+            result = "pass" if e.get("passed") else ("accepted" if e.get("accepted") else "not_accepted")
+            nights.append(NightAction(game=game, action=a, night=e["night"], kind="best_move", actor_seat=e["seat"], result=result, seats=list(e.get("seats") or [])))
+    Nomination.objects.bulk_create(nominations)
+    Vote.objects.bulk_create(votes)
+    Penalty.objects.bulk_create(penalties)
+    NightAction.objects.bulk_create(nights)
+
+
+def _captain_seats(state: GameState) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for seat, role in (state.roles or {}).items():
+        if role in _ROLE_BY_KEY:
+            out[role] = int(seat)
+    return out
+
+
+def _sync_results(game: Game, state: GameState) -> None:
+    game.results.all().delete()
+    public = state.public_dict()
+    if public["status"] not in ("finished", "annulled"):
+        return
+    winner = public["winner"] or ""
+    roles = {int(k): v for k, v in (state.roles or {}).items()}
+    left = {entry["seat"]: entry for entry in public["left"]}
+    penalties = _record(state, "penalties")
+    first_night_victim = None
+    for shot in _record(state, "shots"):
+        if shot["night"] == 1 and shot.get("victim") is not None:
+            first_night_victim = shot["victim"]
+    best = {e["seat"]: e for e in _record(state, "best_moves")}
+    rows = []
+    for seat_no, nickname in enumerate(state.players or [], start=1):
+        role = roles.get(seat_no, "civilian")
+        team = "black" if role in ("don", "mafia") else "red"
+        mine = [p for p in penalties if p.get("seat") == seat_no]
+        bm = best.get(seat_no)
+        how = left.get(seat_no, {}).get("how", "")
+        rows.append(
+            SeatResult(
+                game=game,
+                seat_no=seat_no,
+                nickname=nickname,
+                role=role,
+                team=team,
+                won=winner == team,
+                winner=winner if public["status"] == "finished" else "",
+                left_how=how,
+                left_day=left.get(seat_no, {}).get("day"),
+                left_phase=left.get(seat_no, {}).get("phase", ""),
+                fouls=int(public["fouls"].get(str(seat_no), 0)),
+                warnings=sum(1 for p in mine if p["kind"] == "warning"),
+                grey_cards=sum(1 for p in mine if p["kind"] == "grey_card"),
+                disqualified=how in ("disqualified", "warnings"),
+                removed_by_fouls=how == "fouls",
+                ppk=any(p["kind"] == "ppk" for p in mine),
+                first_night_victim=first_night_victim == seat_no,
+                best_move_seats=list(bm.get("seats") or []) if bm else [],
+                best_move_accepted=bool(bm and bm.get("accepted")),
+                best_move_blacks=int(bm.get("blacks") or 0) if bm and bm.get("accepted") else 0,
+            )
+        )
+    SeatResult.objects.bulk_create(rows)
+
+
+def _schedule_broadcast(game: Game, *, clock_only: bool = False) -> None:
+    game_id, seq = game.pk, game.seq
+    transaction.on_commit(lambda: live.publish_game_changed(game_id, seq))

@@ -1,0 +1,5 @@
+"""Websocket URL patterns of every app."""
+
+from django.urls import URLPattern
+
+websocket_urlpatterns: list[URLPattern] = []

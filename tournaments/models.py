@@ -1,0 +1,1 @@
+"""Tournaments: stages, rounds, tables, participants (filled in by the tournaments issue)."""
