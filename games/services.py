@@ -433,5 +433,5 @@ def _sync_results(game: Game, state: GameState) -> None:
 
 
 def _schedule_broadcast(game: Game, *, clock_only: bool = False) -> None:
-    game_id, seq = game.pk, game.seq
-    transaction.on_commit(lambda: live.publish_game_changed(game_id, seq))
+    game_id, seq, status = game.pk, game.seq, game.status
+    transaction.on_commit(lambda: live.publish_game_changed(game_id, seq, status, clock_only))

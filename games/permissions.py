@@ -1,0 +1,19 @@
+"""Who may change a game: its host, the organizers of its tournament, superusers."""
+
+from typing import Any
+
+from games.models import Game
+
+
+def user_can_edit_game(user: Any, game: Game) -> bool:
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_superuser or game.host_id == user.pk:
+        return True
+    # A tournament game: its Table (tournaments app) points here with
+    # related_name "tournament_table".
+    table = getattr(game, "tournament_table", None)
+    if table is None:
+        return False
+    tournament = table.round.stage.tournament
+    return bool(tournament.organizers.filter(pk=user.pk).exists())
