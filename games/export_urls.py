@@ -1,5 +1,10 @@
-from django.urls import URLPattern
+from django.urls import path
+
+from games import export_views
 
 app_name = "exports"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("<int:pk>/protocol.xlsx", export_views.protocol_xlsx, name="protocol_xlsx"),
+    path("<int:pk>/log.json", export_views.log_json, name="log_json"),
+]
