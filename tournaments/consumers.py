@@ -1,0 +1,62 @@
+"""Read-only websocket consumer of the live standings (see tournaments/live.py).
+
+On connect it sends the current standings (a snapshot), then every
+`standings.update` of the group `tournament-<pk>-standings`, in the language
+the page asked for (`?lang=`). Nothing is received from clients.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from tournaments import live
+from tournaments.models import Tournament
+
+CLOSE_NOT_FOUND = 4404
+
+
+@database_sync_to_async
+def _snapshot(tournament_id: int) -> dict[str, str] | None:
+    if not Tournament.objects.filter(pk=tournament_id).exists():
+        return None
+    return live.standings_fragments(tournament_id)
+
+
+class StandingsConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.tournament_id = int(self.scope["url_route"]["kwargs"]["tournament_id"])
+        raw = self.scope.get("query_string", b"")
+        query = parse_qs(raw.decode("latin1") if isinstance(raw, bytes) else str(raw))
+        codes = [c for c, _n in settings.LANGUAGES]
+        lang = (query.get("lang") or [""])[-1]
+        self.lang = lang if lang in codes else settings.LANGUAGE_CODE
+        snapshot = await _snapshot(self.tournament_id)
+        if snapshot is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.group = live.group_name(self.tournament_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send(text_data=self._pick(snapshot))
+
+    async def disconnect(self, code: int) -> None:
+        group = getattr(self, "group", "")
+        if group:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return  # read-only
+
+    async def standings_update(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=self._pick(event["html"]))
+
+    def _pick(self, html: dict[str, str]) -> str:
+        return html.get(self.lang) or html.get(settings.LANGUAGE_CODE) or next(iter(html.values()), "")
+
+
+standings_socket = StandingsConsumer.as_asgi()

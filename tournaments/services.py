@@ -1,0 +1,441 @@
+"""The write path of tournaments: every change to a tournament goes through here.
+
+Views, commands and the admin actions call these functions (keyword-only
+arguments, `<entity>_<verb>` names, DESIGN.md); games are created and changed
+only through `games.services`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Max
+from django.utils.translation import gettext as _
+
+from games import services as game_services
+from games.models import Game, GameStatus
+from games.rules.regulations import Regulations
+from tournaments import seating
+from tournaments.models import (
+    ExtraPoints,
+    Participant,
+    Round,
+    ScoringRevision,
+    Stage,
+    Table,
+    TableSeat,
+    Tournament,
+)
+from tournaments.scoring import DEFAULT_PRESET, PRESETS, D, ScoringPolicy
+
+TABLE_SIZE = seating.TABLE_SIZE
+
+
+class TournamentError(ValueError):
+    """A refused change; `field` names the form field or the rule it concerns."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+# --- tournament and policy ------------------------------------------------------------
+
+
+def tournament_create(
+    *,
+    name: str,
+    organizer: Any,
+    starts_on: date | None = None,
+    ends_on: date | None = None,
+    regulations: Regulations | dict[str, Any] | None = None,
+    preset: str = DEFAULT_PRESET,
+) -> Tournament:
+    if preset not in PRESETS:
+        raise TournamentError(_("Неизвестный шаблон подсчёта: %(name)s") % {"name": preset}, "preset")
+    regs = regulations.to_dict() if isinstance(regulations, Regulations) else Regulations.from_dict(regulations or {}).to_dict()
+    with transaction.atomic():
+        t = Tournament.objects.create(name=name, starts_on=starts_on, ends_on=ends_on, regulations=regs, scoring=dict(PRESETS[preset]), scoring_preset=preset, scoring_revision=1)
+        if organizer is not None:
+            t.organizers.add(organizer)
+        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_("Создан турнир"))
+    return t
+
+
+def tournament_set_policy(*, tournament: Tournament, policy: ScoringPolicy, by: Any, preset: str = "", note: str = "") -> ScoringRevision:
+    """A new revision of the scoring policy; standings follow at once (computed when read)."""
+    data = policy.to_dict()
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament.pk)
+        number = (t.scoring_revisions.aggregate(m=Max("number"))["m"] or 0) + 1
+        t.scoring, t.scoring_preset, t.scoring_revision = data, preset, number
+        t.save(update_fields=["scoring", "scoring_preset", "scoring_revision"])
+        rev = ScoringRevision.objects.create(tournament=t, number=number, policy=data, preset=preset, note=note, created_by=_user(by))
+        _push_after_commit(t.pk)
+    tournament.scoring, tournament.scoring_preset, tournament.scoring_revision = data, preset, number
+    return rev
+
+
+def tournament_set_regulations(*, tournament: Tournament, regulations: Regulations) -> Tournament:
+    """The Regulations of games started from now on (started games keep theirs)."""
+    tournament.regulations = regulations.to_dict()
+    tournament.save(update_fields=["regulations"])
+    return tournament
+
+
+# --- participants --------------------------------------------------------------------------
+
+
+@dataclass
+class ImportResult:
+    created: list[Participant] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    unknown_users: list[str] = field(default_factory=list)
+
+
+def parse_participants_text(text: str) -> list[tuple[str, str]]:
+    """One participant a line: `nickname`, or `nickname; username` (also `,` or a tab).
+
+    Numbering like "1. Nick" or "1) Nick" is dropped, so a pasted list works as is.
+    """
+    entries: list[tuple[str, str]] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        for sep in ("\t", ";", ","):
+            if sep in line:
+                nick, _sep, user = line.partition(sep)
+                break
+        else:
+            nick, user = line, ""
+        nick = _strip_number(nick.strip())
+        if nick:
+            entries.append((nick, user.strip()))
+    return entries
+
+
+def _strip_number(nick: str) -> str:
+    head, sep, tail = nick.partition(" ")
+    if sep and head.rstrip(".)").isdigit() and head[-1:] in (".", ")"):
+        return tail.strip()
+    return nick
+
+
+_HEADER_WORDS = {"nickname", "nick", "ник", "никнейм", "игрок", "player", "name", "имя"}
+
+
+def parse_participants_file(name: str, content: bytes) -> list[tuple[str, str]]:
+    """Rows of a CSV or XLSX file: nickname in the first column, an optional username in the second.
+
+    A first row whose first cell is a header word (nickname, ник …) is skipped.
+    """
+    rows: list[list[str]] = []
+    if name.lower().endswith((".xlsx", ".xlsm")):
+        from openpyxl import load_workbook
+
+        try:
+            wb = load_workbook(io.BytesIO(content), read_only=True, data_only=True)
+        except Exception as exc:  # openpyxl raises several kinds for a bad file
+            raise TournamentError(_("Не удалось прочитать файл XLSX: %(error)s") % {"error": exc}, "file") from exc
+        ws = wb.worksheets[0]
+        for row in ws.iter_rows(values_only=True):
+            rows.append(["" if v is None else str(v).strip() for v in row[:2]])
+        wb.close()
+    else:
+        text = _decode(content)
+        try:
+            dialect: Any = csv.Sniffer().sniff(text[:2048], delimiters=",;\t")
+        except csv.Error:
+            dialect = csv.excel
+        rows = [[c.strip() for c in r[:2]] for r in csv.reader(io.StringIO(text), dialect)]
+    entries: list[tuple[str, str]] = []
+    for i, row in enumerate(rows):
+        if not row or not row[0]:
+            continue
+        if i == 0 and row[0].strip().casefold() in _HEADER_WORDS:
+            continue
+        entries.append((row[0], row[1] if len(row) > 1 else ""))
+    return entries
+
+
+def _decode(content: bytes) -> str:
+    for enc in ("utf-8-sig", "cp1251"):
+        try:
+            return content.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    return content.decode("latin-1")
+
+
+def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str] | str]) -> ImportResult:
+    """Add participants by nickname (case-insensitive duplicates are kept once)."""
+    User = get_user_model()
+    result = ImportResult()
+    with transaction.atomic():
+        known = {p.nickname.casefold() for p in tournament.participants.all()}
+        for entry in entries:
+            nick, username = (entry, "") if isinstance(entry, str) else entry
+            nick = nick.strip()[:64]
+            if not nick:
+                continue
+            if nick.casefold() in known:
+                result.existing.append(nick)
+                continue
+            user = None
+            if username:
+                user = User.objects.filter(username=username).first()
+                if user is None:
+                    result.unknown_users.append(username)
+            p = Participant.objects.create(tournament=tournament, nickname=nick, user=user)
+            known.add(nick.casefold())
+            result.created.append(p)
+    return result
+
+
+def participant_set_active(*, participant: Participant, active: bool) -> Participant:
+    participant.active = active
+    participant.save(update_fields=["active"])
+    return participant
+
+
+# --- stages, rounds, tables ---------------------------------------------------------------------
+
+
+def stage_create(*, tournament: Tournament, name: str = "") -> Stage:
+    order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
+    return Stage.objects.create(tournament=tournament, name=name or _("Этап %(n)s") % {"n": order}, order=order)
+
+
+def round_create(*, stage: Stage, tables: int = 0) -> Round:
+    number = (stage.rounds.aggregate(m=Max("number"))["m"] or 0) + 1
+    with transaction.atomic():
+        rnd = Round.objects.create(stage=stage, number=number)
+        for n in range(1, tables + 1):
+            Table.objects.create(round=rnd, number=n)
+    return rnd
+
+
+def table_set_host(*, table: Table, host: Any) -> Table:
+    """The host of a table; a game already created keeps its host (games.Game.host)."""
+    table.host = host
+    table.save(update_fields=["host"])
+    return table
+
+
+def stage_set_host(*, stage: Stage, table_number: int, host: Any) -> int:
+    """The same host for table № `table_number` in every round of the stage not started yet."""
+    return Table.objects.filter(round__stage=stage, number=table_number, game__isnull=True).update(host=host)
+
+
+def stage_history(stage: Stage) -> list[list[int]]:
+    """Tables (participant ids in seat order) of the earlier stages: seats and opponents to balance against."""
+    tables: dict[int, list[int]] = {}
+    seats = TableSeat.objects.filter(table__round__stage__tournament_id=stage.tournament_id, table__round__stage__order__lt=stage.order).order_by("table_id", "seat_no").values_list("table_id", "seat_no", "participant_id")
+    for table_id, seat_no, pid in seats:
+        row = tables.setdefault(table_id, [0] * TABLE_SIZE)
+        row[seat_no - 1] = pid
+    return list(tables.values())
+
+
+def stage_generate_seating(
+    *,
+    stage: Stage,
+    rounds: int,
+    seed: str = "",
+    participants: Sequence[Participant] | None = None,
+) -> seating.Schedule:
+    """Seat rounds 1..`rounds` of the stage (tournaments/seating.py), from a recorded seed.
+
+    Refused once a game of the stage was started; tables of rounds already
+    seated are replaced; hosts stay with their table numbers.
+    """
+    if rounds < 1 or rounds > 60:
+        raise TournamentError(_("Число туров должно быть от 1 до 60."), "rounds")
+    if participants is None:
+        participants = list(stage.tournament.participants.filter(active=True).order_by("pk"))
+    else:
+        participants = sorted(participants, key=lambda p: p.pk)
+    if len(participants) < TABLE_SIZE:
+        raise TournamentError(_("Для рассадки нужно не меньше 10 участников (сейчас %(n)s).") % {"n": len(participants)}, "participants")
+    seed = seed.strip() or secrets.token_hex(6)
+    with transaction.atomic():
+        locked = Stage.objects.select_for_update().get(pk=stage.pk)
+        if Table.objects.filter(round__stage=locked, game__isnull=False).exists():
+            raise TournamentError(_("В этапе уже начаты игры: рассадку можно менять только вручную."), "rounds")
+        schedule = seating.generate([p.pk for p in participants], rounds, seed=seed, history=stage_history(locked))
+        hosts = dict(Table.objects.filter(round__stage=locked, host__isnull=False).order_by("round__number").values_list("number", "host_id"))
+        Table.objects.filter(round__stage=locked).delete()
+        locked.rounds.filter(number__gt=rounds).delete()
+        existing = {r.number: r for r in locked.rounds.all()}
+        seats: list[TableSeat] = []
+        for rn, tables in enumerate(schedule.rounds, start=1):
+            rnd = existing.get(rn) or Round.objects.create(stage=locked, number=rn)
+            for tn, players in enumerate(tables, start=1):
+                table = Table.objects.create(round=rnd, number=tn, host_id=hosts.get(tn))
+                seats.extend(TableSeat(table=table, seat_no=s, participant_id=pid) for s, pid in enumerate(players, start=1))
+        TableSeat.objects.bulk_create(seats)
+        quality = schedule.quality()
+        locked.seating_seed = seed
+        locked.seating_quality = quality.as_dict() | {"rounds": rounds, "participants": len(participants)}
+        locked.save(update_fields=["seating_seed", "seating_quality"])
+    stage.seating_seed, stage.seating_quality = locked.seating_seed, locked.seating_quality
+    return schedule
+
+
+def table_seat_set(*, table: Table, seat_no: int, participant: Participant, by: Any = None) -> None:
+    """Put `participant` on seat `seat_no`; if he sits elsewhere in this round, the two swap.
+
+    Allowed until the games concerned have begun (a game in setup is re-seated
+    through games.services: a repeated `seat` replaces the earlier one).
+    """
+    if not 1 <= seat_no <= TABLE_SIZE:
+        raise TournamentError(_("Место должно быть от 1 до 10."), "seat_no")
+    if participant.tournament_id != table.round.stage.tournament_id:
+        raise TournamentError(_("Это участник другого турнира."), "participant")
+    with transaction.atomic():
+        current = TableSeat.objects.select_for_update().filter(table=table, seat_no=seat_no).first()
+        other = TableSeat.objects.select_for_update().filter(table__round_id=table.round_id, participant=participant).select_related("table").first()
+        if current is not None and current.participant_id == participant.pk:
+            return
+        touched = {table.pk: table}
+        if other is not None:
+            touched[other.table_id] = other.table
+        for t in touched.values():
+            _refuse_started(t)
+        if other is not None and current is not None:
+            # Swap: free the seat first (unique per table and participant).
+            displaced = current.participant_id
+            other_table, other_seat = other.table_id, other.seat_no
+            current.delete()
+            other.delete()
+            TableSeat.objects.create(table=table, seat_no=seat_no, participant=participant)
+            TableSeat.objects.create(table_id=other_table, seat_no=other_seat, participant_id=displaced)
+        elif other is not None:  # moves to an empty seat
+            other.delete()
+            TableSeat.objects.create(table=table, seat_no=seat_no, participant=participant)
+        elif current is not None:  # replaces someone (who then sits out this round)
+            current.participant = participant
+            current.save(update_fields=["participant"])
+        else:
+            TableSeat.objects.create(table=table, seat_no=seat_no, participant=participant)
+        for t in touched.values():
+            _reseat_game(t, by)
+
+
+def table_clear_seat(*, table: Table, seat_no: int, by: Any = None) -> None:
+    with transaction.atomic():
+        _refuse_started(table)
+        TableSeat.objects.filter(table=table, seat_no=seat_no).delete()
+
+
+def _refuse_started(table: Table) -> None:
+    game = Game.objects.filter(pk=table.game_id).only("status").first() if table.game_id else None
+    if game is not None and game.status != GameStatus.SETUP:
+        raise TournamentError(_("Игра за столом %(n)s уже началась: рассадку не изменить.") % {"n": table.number}, "seat_no")
+
+
+def _reseat_game(table: Table, by: Any) -> None:
+    if not table.game_id:
+        return
+    game = Game.objects.get(pk=table.game_id)
+    players = table_players(table)
+    if len(players) == TABLE_SIZE:
+        game_services.game_record_action(game=game, action={"do": "seat", "players": players}, expected_seq=None, by=by or game.host)
+
+
+def table_players(table: Table) -> list[str]:
+    """Nicknames in seat order (only when all ten seats are filled, else what there is)."""
+    return [s.participant.nickname for s in TableSeat.objects.filter(table=table).select_related("participant").order_by("seat_no")]
+
+
+@dataclass
+class StartResult:
+    started: list[Table] = field(default_factory=list)
+    skipped: list[tuple[Table, str]] = field(default_factory=list)
+
+
+def round_start_games(*, round: Round, by: Any) -> StartResult:
+    """Create the game of every table of the round that has a host and ten seats.
+
+    Each game is created for the table's host (it shows in his «Мои игры»),
+    seated from the table, under the tournament's Regulations.
+    """
+    tournament = round.stage.tournament
+    regs = Regulations.from_dict(tournament.regulations or {})
+    result = StartResult()
+    for table in round.tables.select_related("host").order_by("number"):
+        if table.game_id:
+            continue
+        if table.host is None:
+            result.skipped.append((table, _("не назначен ведущий")))
+            continue
+        players = table_players(table)
+        if len(players) != TABLE_SIZE:
+            result.skipped.append((table, _("занято %(n)s мест из 10") % {"n": len(players)}))
+            continue
+        with transaction.atomic():
+            locked = Table.objects.select_for_update().get(pk=table.pk)
+            if locked.game_id:
+                continue
+            title = f"{tournament.name} · {round.stage.name} · " + _("тур %(r)s, стол %(t)s") % {"r": round.number, "t": table.number}
+            game = game_services.game_create(host=table.host, title=title[:200], players=players, regulations=regs)
+            locked.game = game
+            locked.save(update_fields=["game"])
+            table.game = game
+        result.started.append(table)
+    return result
+
+
+# --- extra points ------------------------------------------------------------------------------
+
+
+def extra_points_set(*, game: Game, seat_no: int, points: Decimal | str | float, comment: str = "", by: Any) -> ExtraPoints | None:
+    """The host's extra points for one seat of a tournament game (0 without a comment removes them)."""
+    table = Table.objects.filter(game=game).select_related("round__stage__tournament").first()
+    if table is None:
+        raise TournamentError(_("Это не турнирная игра."), "game")
+    if not 1 <= int(seat_no) <= TABLE_SIZE:
+        raise TournamentError(_("Место должно быть от 1 до 10."), "seat_no")
+    try:
+        value = D(points)
+    except ValueError as exc:
+        raise TournamentError(_("Баллы должны быть числом."), "points") from exc
+    policy = table.round.stage.tournament.policy
+    if not policy.extra_allowed(value):
+        raise TournamentError(_("Доп. баллы должны быть от %(min)s до %(max)s.") % {"min": policy.extra_min, "max": policy.extra_max}, "points")
+    if value != value.quantize(Decimal("0.01")):
+        raise TournamentError(_("Не больше двух знаков после запятой."), "points")
+    tid = table.round.stage.tournament_id
+    with transaction.atomic():
+        if value == 0 and not comment.strip():
+            ExtraPoints.objects.filter(game=game, seat_no=seat_no).delete()
+            row = None
+        else:
+            row, _created = ExtraPoints.objects.update_or_create(game=game, seat_no=seat_no, defaults={"points": value, "comment": comment.strip()[:300], "given_by": _user(by)})
+        if game.status == GameStatus.FINISHED:
+            _push_after_commit(tid)
+    return row
+
+
+# --- internals ------------------------------------------------------------------------------------
+
+
+def _user(user: Any) -> Any:
+    return user if getattr(user, "is_authenticated", False) else None
+
+
+def _push_after_commit(tournament_id: int) -> None:
+    from tournaments import live
+
+    transaction.on_commit(lambda: live.push_standings(tournament_id))
