@@ -6,4 +6,11 @@ app_name = "games"
 
 urlpatterns = [
     path("", views.game_list, name="list"),
+    path("new/", views.game_create, name="create"),
+    path("<int:pk>/", views.game_console, name="console"),
+    path("<int:pk>/console/", views.game_console_fragment, name="console_fragment"),
+    path("<int:pk>/act/", views.game_act, name="act"),
+    path("<int:pk>/undo/", views.game_undo, name="undo"),
+    path("<int:pk>/clock/", views.game_clock, name="clock"),
+    path("<int:pk>/overlay/", views.game_overlay, name="overlay"),
 ]

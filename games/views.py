@@ -1,13 +1,470 @@
-"""Thin HTMX views: parse the request, call a service, render a partial."""
+"""The host's pages: thin HTMX views that parse, call a service, render a partial.
+
+The console is one page; every host action is a POST to `act` with the
+action's fields and `expected_seq` (the revision the page shows, Game.seq),
+answered with the console fragment (`console.html#console`). A refusal —
+a rule (RuleViolation), a malformed field, a stale page — is answered with
+the same fragment, an error naming the rule or the field, and a 4xx status
+that the page's htmx config swaps; nothing is changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+from django.utils.translation import gettext
+from django.views.decorators.http import require_http_methods, require_POST
 
-from games.models import Game
+from games import protocol_text as pt
+from games import services
+from games.forms import ActionFormError, GameCreateForm, parse_action, parse_expected_seq
+from games.models import Game, GameSeat
+from games.permissions import user_can_edit_game
+from games.rules import RuleViolation, legal_actions
+from games.rules.catalogue import PENALTY_REASONS
+
+CONSOLE = "games/console.html"
+PENALTY_ORDER = ("foul", "warning", "grey_card", "disqualify", "remove", "ppk")
 
 
-@login_required
+# --- access ----------------------------------------------------------------------------
+
+
+def host_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Signed-in users only; an htmx request is sent to the login page whole."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated and getattr(request, "htmx", False):
+            response = HttpResponse(status=401)
+            response["HX-Redirect"] = f"{reverse('login')}?next={request.path}"
+            return response
+        return login_required(view)(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _editable_game(request: HttpRequest, pk: int) -> Game:
+    game = get_object_or_404(Game, pk=pk)
+    # The console shows roles and night checks: it is the host's alone.
+    if not user_can_edit_game(request.user, game):
+        raise PermissionDenied(gettext("Эту игру может вести только её ведущий или организатор турнира."))
+    return game
+
+
+# --- list and create -----------------------------------------------------------------------
+
+
+@host_required
 def game_list(request: HttpRequest) -> HttpResponse:
-    games = Game.objects.filter(host=request.user).order_by("-created_at")
+    games = Game.objects.filter(host=request.user).order_by("-created_at")[:200]
     return render(request, "games/game_list.html", {"games": games})
+
+
+@host_required
+@require_http_methods(["GET", "POST"])
+def game_create(request: HttpRequest) -> HttpResponse:
+    form = GameCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        players = form.cleaned_data["players"]
+        seed = ""
+        if form.cleaned_data["seating"] == "random":
+            # S1: a random seating, reproducible from the seed kept in the log.
+            players, seed = services.draw_seating(players)
+        game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
+        return redirect("games:console", pk=game.pk)
+    known = (
+        GameSeat.objects.filter(game__host=request.user)
+        .values("nickname")
+        .annotate(n=Count("id"))
+        .order_by("-n", "nickname")[:60]
+    )
+    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in known]})
+
+
+# --- the console ----------------------------------------------------------------------------
+
+
+@host_required
+def game_console(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    ctx = console_context(game)
+    ctx["page"] = True
+    ctx.update(_page_extras(request, game))
+    return render(request, CONSOLE, ctx)
+
+
+@host_required
+def game_console_fragment(request: HttpRequest, pk: int) -> HttpResponse:
+    """The console fragment; 204 when the page is current (a second device polls this)."""
+    game = _editable_game(request, pk)
+    if request.GET.get("seq") == str(game.seq) and request.GET.get("ck") == clock_signature(game):
+        return HttpResponse(status=204)
+    return render(request, f"{CONSOLE}#console", console_context(game))
+
+
+@host_required
+@require_POST
+def game_act(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    try:
+        expected = parse_expected_seq(request.POST)
+        if expected is None:
+            raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
+        action = parse_action(request.POST)
+        if action.get("do") == "seat" and request.POST.get("seating") == "random":
+            players, seed = services.draw_seating(action["players"])
+            action = {"do": "seat", "players": players, "seed": seed}
+        services.game_record_action(game=game, action=action, expected_seq=expected, by=request.user)
+    except (RuleViolation, ActionFormError) as exc:
+        game.refresh_from_db()
+        return _console_response(request, game, error=pt.violation_text(exc), status=422)
+    except services.StaleRevision as exc:
+        game.refresh_from_db()
+        return _console_response(request, game, error=pt.violation_text(exc), status=409)
+    if action.get("do") == "seat" and action.get("seed") and game.seating_seed != action["seed"]:
+        Game.objects.filter(pk=game.pk).update(seating_seed=action["seed"])
+        game.seating_seed = action["seed"]
+    if action.get("do") == "tech_pause" and game.clock_started_at is not None:
+        # D7: the step's clock waits while the technical pause runs.
+        services.game_clock_control(game=game, command="pause", by=request.user)
+    return _console_response(request, game, just_done=True)
+
+
+@host_required
+@require_POST
+def game_undo(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    try:
+        expected = parse_expected_seq(request.POST)
+        if expected is None:
+            raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
+        # Name what is undone, in the protocol's words, before it disappears.
+        rows = list(game.active_actions().values_list("payload", flat=True))
+        what = pt.replay_lines(rows, services.game_regulations(game)).lines[-1].full if rows else ""
+        services.game_undo_last_action(game=game, expected_seq=expected, by=request.user)
+    except ActionFormError as exc:
+        return _console_response(request, game, error=pt.violation_text(exc), status=422)
+    except services.StaleRevision as exc:
+        game.refresh_from_db()
+        return _console_response(request, game, error=pt.violation_text(exc), status=409)
+    except services.NothingToUndo as exc:
+        return _console_response(request, game, error=pt.violation_text(exc), status=422)
+    return _console_response(request, game, notice=gettext("Отменено: %(what)s") % {"what": what})
+
+
+@host_required
+@require_POST
+def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    command = request.POST.get("command", "")
+    if command not in ("start", "pause", "resume", "adjust", "reset", "timeout", "end_timeout", "toggle"):
+        return HttpResponse(gettext("Неизвестная команда часов."), status=422)
+    if command == "toggle":
+        command = "pause" if game.clock_started_at is not None else "resume"
+    try:
+        seconds = int(request.POST.get("seconds") or 0)
+    except ValueError:
+        seconds = 0
+    seconds = max(-600, min(600, seconds))
+    services.game_clock_control(game=game, command=command, by=request.user, seconds=seconds)
+    if command in ("timeout", "end_timeout"):
+        # D8 changes the banner and the controls as well as the clock.
+        return _console_response(request, game)
+    return render(request, f"{CONSOLE}#clock", {"game": game, "clock": clock_context(game)})
+
+
+@host_required
+@require_POST
+def game_overlay(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    enabled = request.POST.get("enabled") == "1"
+    try:
+        delay = int(request.POST.get("delay") or game.overlay_delay_seconds)
+    except ValueError:
+        delay = game.overlay_delay_seconds
+    if enabled and game.overlay_token and request.POST.get("rotate") != "1":
+        # Keep the link the stream already uses; only the delay changes.
+        services.game_set_overlay(game=game, by=request.user, enabled=True, delay_seconds=delay)
+        game.refresh_from_db()
+    else:
+        services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay)
+    return render(request, f"{CONSOLE}#share", {"game": game, **_page_extras(request, game)})
+
+
+# --- rendering --------------------------------------------------------------------------------
+
+
+def _console_response(request: HttpRequest, game: Game, *, error: str = "", notice: str = "", status: int = 200, just_done: bool = False) -> HttpResponse:
+    ctx = console_context(game)
+    if just_done and ctx["lines"]:
+        notice = ctx["lines"][-1].full
+        ctx["answer"] = _answer(ctx["state"], ctx["lines"][-1].index)
+    ctx["error"] = error
+    ctx["notice"] = notice
+    response = render(request, f"{CONSOLE}#console", ctx, status=status)
+    return response
+
+
+def _answer(state: Any, index: int) -> str:
+    """What the host says aloud after this action: «Принято», «Шериф», …"""
+    for n in state.record.nominations[-1:]:
+        if n["index"] == index:
+            return gettext("Принято") if n["result"] == "accepted" else gettext("Поддерживается")
+    for c in state.record.checks[-1:]:
+        if c["index"] == index:
+            return pt.check_answer(c)
+    for b in state.record.best_moves[-1:]:
+        if b["index"] == index and b.get("accepted"):
+            return gettext("Принято: %(list)s") % {"list": pt.seat_list(b.get("seats") or [])}
+    return ""
+
+
+def clock_signature(game: Game) -> str:
+    raw = f"{game.clock_key}|{game.clock_duration_ms}|{game.clock_started_at}|{game.clock_elapsed_ms}|{game.timeout_since}"
+    return hashlib.blake2s(raw.encode(), digest_size=6).hexdigest()
+
+
+def clock_context(game: Game) -> dict[str, Any]:
+    now = timezone.now()
+    remaining = services.clock_remaining_ms(game, now)
+    running = game.clock_started_at is not None and game.timeout_since is None
+    deadline = services.clock_deadline(game)
+    return {
+        "remaining_ms": remaining,
+        "duration_ms": game.clock_duration_ms,
+        "running": running,
+        "timeout": game.timeout_since is not None,
+        "has_clock": game.clock_duration_ms > 0,
+        "deadline_ms": int(deadline.timestamp() * 1000) if deadline else "",
+        "text": _mmss(remaining),
+        "sig": clock_signature(game),
+        "key": game.clock_key,
+    }
+
+
+def _mmss(ms: int) -> str:
+    s = (ms + 999) // 1000
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def _reverse_or(name: str, *args: Any, fallback: str) -> str:
+    try:
+        return reverse(name, args=args)
+    except NoReverseMatch:
+        return fallback
+
+
+def _page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
+    """What only the full page needs: links, the overlay, the penalty catalogue."""
+    board = _reverse_or("board:board", game.pk, fallback=f"/games/{game.pk}/board/")
+    overlay = ""
+    if game.overlay_token:
+        overlay = _reverse_or("board:overlay", game.overlay_token, fallback="")
+        if not overlay:
+            overlay = _reverse_or("board:overlay", game.pk, game.overlay_token, fallback=f"/games/{game.pk}/overlay/{game.overlay_token}/")
+        overlay = request.build_absolute_uri(overlay)
+    lang_en = (getattr(request, "LANGUAGE_CODE", "ru") or "ru").startswith("en")
+    reasons: dict[str, list[dict[str, str]]] = {k: [] for k in PENALTY_ORDER}
+    for r in PENALTY_REASONS:
+        reasons.setdefault(r["penalty"], []).append({"code": r["code"], "text": r["text_en"] if lang_en else r["text_ru"], "rule": r["rule"], "penalty": r["penalty"]})
+    return {
+        "board_url": board,
+        "board_abs_url": request.build_absolute_uri(board),
+        "overlay_url": overlay,
+        "xlsx_url": _reverse_or("exports:protocol_xlsx", game.pk, fallback=f"/games/{game.pk}/protocol.xlsx"),
+        "json_url": _reverse_or("exports:log_json", game.pk, fallback=f"/games/{game.pk}/log.json"),
+        "reason_groups": [(kind, pt.penalty_name(kind), reasons.get(kind, [])) for kind in PENALTY_ORDER],
+    }
+
+
+def console_context(game: Game) -> dict[str, Any]:
+    """Everything the console fragment shows, from one replay of the log."""
+    rows = list(game.active_actions().values_list("seq", "payload", "created_at"))
+    payloads = [r[1] for r in rows]
+    rep = pt.replay_lines(payloads, services.game_regulations(game), [r[0] for r in rows])
+    state = rep.state
+    legal = legal_actions(state)
+    by_do: dict[str, dict[str, Any]] = {}
+    for a in legal:
+        by_do.setdefault(a["do"], a)
+    players = list(state.players or [])
+    roles = {int(k): v for k, v in (state.roles or {}).items()}
+    fouls = {int(k): v for k, v in state.fouls.items()}
+    left = {e["seat"]: e for e in state.left}
+    nominees = list(state.nominees)
+    nominated_by = {t: b for b, t in state.nominated_by.items()} if state.phase == "day" else {}
+    nominate = by_do.get("nominate")
+    nominate_targets = set(nominate["targets"]) if nominate else set()
+    foulable = set(by_do.get("foul", {}).get("seats", []))
+    removable = set(by_do.get("remove", {}).get("seats", []))
+    limits = state.regulations
+    seats = []
+    for no in range(1, 11):
+        nick = players[no - 1] if len(players) >= no else ""
+        role = roles.get(no, "")
+        n_fouls = fouls.get(no, 0)
+        entry = left.get(no)
+        seats.append(
+            {
+                "no": no,
+                "nick": nick,
+                "role": role if role != "civilian" else "",
+                "role_name": pt.role_name(role) if role and role != "civilian" else "",
+                "role_short": pt.role_short(role),
+                "team": "black" if role in ("don", "mafia") else "red",
+                "at_table": no in state.at_table,
+                "left": entry,
+                "left_text": f"{pt.left_how_text(entry['how'])} · {pt.when_text(entry['day'], entry['phase'])}" if entry else "",
+                "fouls": n_fouls,
+                "foul_pips": [i < n_fouls for i in range(limits.fouls_to_remove)],
+                "warnings": state.warnings.get(no, 0),
+                "grey_cards": state.grey_cards.get(no, 0),
+                "speaker": state.speaker == no and state.status == "running",
+                "nominee_order": nominees.index(no) + 1 if no in nominees else None,
+                "nominated_by": nominated_by.get(no),
+                "can_nominate": no in nominate_targets,
+                "nominate_supported": no in nominees,
+                "can_foul": no in foulable,
+                "can_penalize": no in foulable or no in removable,
+                "muted": no in state.mute_pending,
+                "victim": state.victim == no and state.phase == "night",
+            }
+        )
+    step = state.step if state.status == "running" else state.status
+    ctx: dict[str, Any] = {
+        "game": game,
+        "state": state,
+        "public": state.public_dict(),
+        "seats": seats,
+        "title": pt.step_title(state),
+        "step": step,
+        "legal": by_do,
+        "can_next": "next" in by_do,
+        "next_label": pt.next_label(state),
+        "lines": rep.lines,
+        "lines_recent_first": list(reversed(rep.lines)),
+        "last_line": rep.lines[-1] if rep.lines else None,
+        "chat": pt.chat_lines(state, payloads[-1] if payloads else None),
+        "clock": clock_context(game),
+        "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
+        "nominate_by": nominate["by"] if nominate else None,
+        "replay_error": pt.violation_text(rep.error) if rep.error else "",
+    }
+    ctx.update(_panel_context(state, by_do, seats, roles))
+    ctx.update(_side_context(state, by_do, rows))
+    return ctx
+
+
+def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dict[str, Any]], roles: dict[int, str]) -> dict[str, Any]:
+    """The step panel: which one, and what it offers (only legal options)."""
+    ctx: dict[str, Any] = {}
+    step = state.step
+    if state.status == "setup":
+        ctx["panel"] = "setup"
+        ctx["players_text"] = "\n".join(state.players or [])
+        ctx["role_seats"] = {
+            "sheriff": state.seat_of("sheriff") if roles else None,
+            "don": state.seat_of("don") if roles else None,
+            "mafia": sorted(s for s, r in roles.items() if r == "mafia"),
+        }
+        ctx["can_start"] = "start" in by_do
+        return ctx
+    if state.status != "running":
+        ctx["panel"] = "over"
+        return ctx
+    ctx["panel"] = step
+    if step in ("speech", "tie_speech"):
+        ctx["queue"] = state.remaining_speakers()
+    if step == "voting":
+        v = by_do["votes"]
+        kind = "revote" if state.vote_round else "vote"
+        ctx["vote"] = {
+            "candidates": v["candidates"],
+            "voters": v["voters"],
+            "last": v["candidates"][-1] if v["candidates"] else None,
+            "kind": kind,
+            "key": f"vote-{state.day}-{state.vote_round}-{'.'.join(map(str, v['candidates']))}-{'.'.join(map(str, v['voters']))}",
+        }
+    elif step == "lift_vote":
+        v = by_do["lift_vote"]
+        ctx["lift"] = {
+            "candidates": v["candidates"],
+            "voters": v["voters"],
+            "needed": next(n for n in range(len(v["voters"]) + 1) if state.regulations.lift_passes(n, len(v["voters"]))) if v["voters"] else 0,
+            "key": f"lift-{state.day}-{state.vote_round}-{'.'.join(map(str, v['voters']))}",
+        }
+    elif step == "mafia_shot":
+        v = by_do["shots"]
+        ctx["shots"] = {
+            "blacks": [{"seat": b, "role": pt.role_name(roles.get(b))} for b in v["blacks"]],
+            "targets": v["targets"],
+            "key": f"shots-{state.day}-{'.'.join(map(str, v['blacks']))}-{'.'.join(map(str, v['targets']))}",
+        }
+    elif step in ("don_check", "sheriff_check"):
+        v = by_do[step]
+        ctx["check"] = {"by": step, "seat": v.get("seat"), "targets": v["targets"]}
+    elif step == "best_move":
+        v = by_do["best_move"]
+        ctx["best"] = {"seat": v.get("seat"), "targets": v["targets"], "max": v.get("max", 3), "key": f"best-{state.day}-{v.get('seat')}"}
+    if state.phase == "night" and state.day:
+        night_checks = [c for c in state.record.checks if c.get("night") == state.day]
+        ctx["night_checks"] = [
+            {"by": c["by"], "target": c["target"], "answer": pt.check_answer(c), "captain": state.seat_of(c["by"])} for c in night_checks
+        ]
+        shots = [s for s in state.record.shots if s.get("night") == state.day]
+        ctx["night_shot"] = shots[-1] if shots else None
+    return ctx
+
+
+def _side_context(state: Any, by_do: dict[str, dict[str, Any]], rows: list[tuple[int, dict[str, Any], Any]]) -> dict[str, Any]:
+    """Winks (N12), technical pauses (D7), undo."""
+    r = state.regulations
+    wink = by_do.get("wink")
+    winkers = []
+    if state.status == "running":
+        for seat, role in sorted((int(k), v) for k, v in (state.roles or {}).items()):
+            if role in ("sheriff", "don", "mafia") and seat in state.at_table:
+                used = state.winks.get(seat, 0)
+                winkers.append({"seat": seat, "role": pt.role_name(role), "used": used, "left": max(0, r.winks_per_player - used), "can": bool(wink and seat in wink["by"])})
+    pause = by_do.get("tech_pause")
+    round_no = state.day if state.day is not None else 0
+    tp = {
+        "seats": pause["seats"] if pause else [],
+        "round_used": state.tp_round.get(round_no, 0),
+        "round_limit": r.tech_pauses_per_round,
+        "game_used": state.tp_game,
+        "game_limit": r.tech_pauses_per_game,
+        "player_game_limit": r.tech_pauses_per_player_game,
+    }
+    running_pause = None
+    if rows and rows[-1][1].get("do") == "tech_pause":
+        elapsed = (timezone.now() - rows[-1][2]).total_seconds() * 1000
+        remaining = max(0, int(r.tech_pause * 1000 - elapsed))
+        if remaining > 0:
+            running_pause = {"seat": rows[-1][1].get("seat"), "remaining_ms": remaining, "text": _mmss(remaining)}
+    undo = None
+    if rows:
+        undo = {"seq": rows[-1][0]}
+    counts = Counter(p.get("seat") for p in state.record.penalties if p.get("kind") == "warning")
+    return {
+        "winkers": winkers,
+        "wink_targets": wink["targets"] if wink else [],
+        "tp": tp,
+        "running_pause": running_pause,
+        "undo": undo,
+        "warnings_by_seat": dict(counts),
+        "can_ppk": "ppk" in by_do,
+        "can_annul": "annul" in by_do,
+    }

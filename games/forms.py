@@ -1,0 +1,256 @@
+"""Host forms: creating a game, and turning a POSTed host action into a log action.
+
+The console posts every host action to one endpoint as plain form fields
+(`do` plus that action's fields, FORMAT.md). `parse_action` checks the shape
+only — seat numbers, required fields — and names the field it refuses; the
+rules themselves are the engine's business (it refuses with the rule id).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import forms
+from django.http import QueryDict
+from django.utils.translation import gettext, gettext_lazy as _
+
+from games.rules.catalogue import reason as catalogue_reason
+
+SEATS = range(1, 11)
+PENALTY_KINDS = ("foul", "warning", "grey_card", "disqualify", "remove")
+ACTION_KINDS = frozenset(
+    (
+        "seat",
+        "roles",
+        "start",
+        "next",
+        "nominate",
+        "votes",
+        "lift_vote",
+        "shots",
+        "don_check",
+        "sheriff_check",
+        "best_move",
+        *PENALTY_KINDS,
+        "ppk",
+        "wink",
+        "tech_pause",
+        "annul",
+    )
+)
+MAX_REASON = 300
+MAX_NICK = 64
+
+
+class ActionFormError(Exception):
+    """A malformed host action: names the field, changes nothing."""
+
+    code = "bad_field"
+    rule = "FORMAT"
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        self.params = {"field": field, "problem": message}
+        self.message = gettext("Поле «%(field)s»: %(problem)s") % {"field": field, "problem": message}
+        super().__init__(self.message)
+
+
+def split_nicknames(text: str) -> list[str]:
+    return [line.strip() for line in (text or "").replace("\r", "").split("\n") if line.strip()]
+
+
+def check_nicknames(players: list[str], field: str = "players") -> list[str]:
+    if len(players) != 10:
+        raise ActionFormError(field, gettext("нужно ровно 10 никнеймов, по одному в строке (сейчас %(n)s)") % {"n": len(players)})
+    too_long = [p for p in players if len(p) > MAX_NICK]
+    if too_long:
+        raise ActionFormError(field, gettext("никнейм длиннее %(n)s символов: %(nick)s") % {"n": MAX_NICK, "nick": too_long[0][:20]})
+    seen: set[str] = set()
+    for p in players:
+        if p.casefold() in seen:
+            raise ActionFormError(field, gettext("никнейм повторяется: %(nick)s") % {"nick": p})
+        seen.add(p.casefold())
+    return players
+
+
+class GameCreateForm(forms.Form):
+    title = forms.CharField(label=_("Название"), max_length=200, required=False)
+    players = forms.CharField(
+        label=_("Игроки"),
+        widget=forms.Textarea(attrs={"rows": 10, "autocomplete": "off", "spellcheck": "false"}),
+        help_text=_("Десять никнеймов, по одному в строке."),
+    )
+    seating = forms.ChoiceField(
+        label=_("Рассадка"),
+        choices=[("random", _("Случайная (S1): жеребьёвка с записанным ключом")), ("typed", _("Как введено"))],
+        initial="random",
+        widget=forms.RadioSelect,
+    )
+
+    def clean_players(self) -> list[str]:
+        try:
+            return check_nicknames(split_nicknames(self.cleaned_data["players"]), "players")
+        except ActionFormError as exc:
+            raise forms.ValidationError(exc.params["problem"]) from exc
+
+
+# --- host actions ------------------------------------------------------------------------
+
+
+def _one(data: QueryDict, name: str, *, required: bool = True) -> str | None:
+    value = data.get(name)
+    if value is None or value.strip() == "":
+        if required:
+            raise ActionFormError(name, gettext("обязательное поле"))
+        return None
+    return value.strip()
+
+
+def _seat_value(value: Any, field: str) -> int:
+    try:
+        n = int(str(value).strip())
+    except (TypeError, ValueError):
+        raise ActionFormError(field, gettext("нужен номер места 1..10")) from None
+    if n not in SEATS:
+        raise ActionFormError(field, gettext("нужен номер места 1..10"))
+    return n
+
+
+def _seat(data: QueryDict, name: str, *, required: bool = True) -> int | None:
+    value = _one(data, name, required=required)
+    return None if value is None else _seat_value(value, name)
+
+
+def _seats(data: QueryDict, name: str) -> list[int]:
+    out: list[int] = []
+    for raw in data.getlist(name):
+        for piece in str(raw).replace(";", ",").split(","):
+            if piece.strip():
+                out.append(_seat_value(piece, name))
+    return out
+
+
+def _reason(data: QueryDict) -> str | None:
+    """A typed reason wins over the catalogue's pick (F16)."""
+    typed = (data.get("reason_text") or "").strip()
+    picked = (data.get("reason") or "").strip()
+    # A catalogue code is stored as its Russian wording: the protocol's
+    # language is Russian (S4) whatever the host's UI language.
+    entry = catalogue_reason(picked) if picked else None
+    reason = typed or (entry["text_ru"] if entry else picked)
+    if len(reason) > MAX_REASON:
+        raise ActionFormError("reason", gettext("не длиннее %(n)s символов") % {"n": MAX_REASON})
+    return reason or None
+
+
+def parse_action(data: QueryDict) -> dict[str, Any]:
+    """The log action (FORMAT.md) of a POSTed host action.
+
+    A JSON `action` field is taken as is (scripts, tests); otherwise the form
+    fields of the console are read.
+    """
+    raw = data.get("action")
+    if raw:
+        try:
+            action = json.loads(raw)
+        except ValueError:
+            raise ActionFormError("action", gettext("не JSON")) from None
+        if not isinstance(action, dict) or "do" not in action:
+            raise ActionFormError("action", gettext("нужен объект с полем do"))
+        if action["do"] not in ACTION_KINDS:
+            raise ActionFormError("do", gettext("неизвестное действие"))
+        return action
+    do = _one(data, "do")
+    if do not in ACTION_KINDS:
+        raise ActionFormError("do", gettext("неизвестное действие"))
+    action: dict[str, Any] = {"do": do}
+    if do == "seat":
+        players = data.getlist("players")
+        players = split_nicknames(players[0]) if len(players) == 1 else [p.strip() for p in players]
+        action["players"] = check_nicknames(players)
+    elif do == "roles":
+        action["sheriff"] = _seat(data, "sheriff")
+        action["don"] = _seat(data, "don")
+        mafia = _seats(data, "mafia")
+        if len(mafia) != 2:
+            raise ActionFormError("mafia", gettext("нужно два места мафии"))
+        action["mafia"] = mafia
+    elif do == "nominate":
+        action["by"] = _seat(data, "by")
+        action["target"] = _seat(data, "target")
+    elif do == "votes":
+        # One radio group per voter: vote-<voter> = <candidate>; an empty value
+        # is "did not vote" (V4 gives it to the last candidate).
+        ballots: dict[str, list[int]] = {}
+        for key in data:
+            if not key.startswith("vote-"):
+                continue
+            voter = _seat_value(key[5:], key)
+            value = (data.get(key) or "").strip()
+            if value:
+                ballots.setdefault(str(_seat_value(value, key)), []).append(voter)
+        action["for"] = {c: sorted(v) for c, v in sorted(ballots.items(), key=lambda kv: int(kv[0]))}
+    elif do == "lift_vote":
+        action["yes"] = sorted(set(_seats(data, "yes")))
+    elif do == "shots":
+        # shot-<black> = <target>, empty = named nobody (a miss, N2).
+        by: dict[str, int | None] = {}
+        for key in data:
+            if not key.startswith("shot-"):
+                continue
+            black = _seat_value(key[5:], key)
+            value = (data.get(key) or "").strip()
+            by[str(black)] = _seat_value(value, key) if value else None
+        action["by"] = dict(sorted(by.items(), key=lambda kv: int(kv[0])))
+    elif do in ("don_check", "sheriff_check"):
+        action["target"] = _seat(data, "target")
+    elif do == "best_move":
+        mode = (data.get("mode") or "seats").strip()
+        if mode == "pass":
+            action["pass"] = True
+        elif mode == "not_accepted":
+            action["accepted"] = False
+        elif mode == "seats":
+            seats = _seats(data, "seats")
+            if len(seats) > 3:
+                raise ActionFormError("seats", gettext("не больше трёх номеров (N6)"))
+            action["seats"] = seats
+        else:
+            raise ActionFormError("mode", gettext("seats, not_accepted или pass"))
+    elif do in PENALTY_KINDS:
+        action["seat"] = _seat(data, "seat")
+        reason = _reason(data)
+        if reason:
+            action["reason"] = reason
+    elif do == "ppk":
+        team = _one(data, "team")
+        if team not in ("red", "black"):
+            raise ActionFormError("team", gettext("red или black"))
+        action["team"] = team
+        seat = _seat(data, "seat", required=False)
+        if seat is not None:
+            action["seat"] = seat
+        reason = _reason(data)
+        if reason:
+            action["reason"] = reason
+    elif do == "wink":
+        action["by"] = _seat(data, "by")
+        action["target"] = _seat(data, "target")
+    elif do == "tech_pause":
+        action["seat"] = _seat(data, "seat")
+    elif do == "annul":
+        reason = _reason(data)
+        if reason:
+            action["reason"] = reason
+    return action
+
+
+def parse_expected_seq(data: QueryDict) -> int | None:
+    raw = (data.get("expected_seq") or "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ActionFormError("expected_seq", gettext("нужно целое число")) from None
