@@ -9,6 +9,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_protocol.settings")
 # Django must be set up before the routing imports consumers and models.
 django_asgi_app = get_asgi_application()
 
+from django.conf import settings  # noqa: E402
+
+if settings.DEBUG:
+    # `make run` serves with the daphne CLI, which (unlike `runserver`) does
+    # not serve static files: without this the pages have no CSS and no htmx.
+    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+
+    django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
+
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
