@@ -6,3 +6,15 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = _("Games")
+
+    def ready(self) -> None:
+        # Live board: render once per committed change and broadcast it
+        # (games.board); dispatch_uid keeps a reload from connecting twice.
+        from django.db.models.signals import post_save
+
+        from games import board
+        from games.models import Game
+        from games.signals import game_changed
+
+        game_changed.connect(board.on_game_changed, dispatch_uid="games.board.on_game_changed")
+        post_save.connect(board.on_game_saved, sender=Game, dispatch_uid="games.board.on_game_saved")

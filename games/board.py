@@ -1,0 +1,597 @@
+"""The live board and the stream overlay: view-models, frames, broadcast.
+
+Terms:
+- *public view*: the dict built by :func:`public_view`, the ONLY input of the
+  public board templates. Before the game is over it is made of public data
+  alone: the whitelisted keys of `Game.public_state` (never its `checks` or
+  `best_move`), the seats' nicknames (never `GameSeat.role`) and the public
+  projection rows (nominations, votes, penalty counts). Night steps are shown
+  as "Ночь N" without their name or clock: which night steps happen reveals
+  who is still at the table (a captain who left has no check step,
+  FORMAT.md). After the end (finished / annulled) it adds the roles and the
+  full protocol from the engine's record.
+- *overlay view*: the stream's view (roles shown, night steps and checks
+  included), protected by the game's overlay token and delayed by the
+  host's `overlay_delay_seconds`.
+- *frame*: the HTML text sent over the websocket: a set of elements with ids
+  and `hx-swap-oob="true"`, led by `#board-meta` that carries the revision
+  (`data-seq` = `Game.seq`, the number of the last host action or undo) and
+  `data-at` (ms of `Game.updated_at`, which orders clock-only updates of the
+  same revision). A frame is rendered ONCE per change and the same text goes
+  to every spectator.
+- *body*: the frame without its meta and clock elements; cached per
+  (game, seq, at), so that a thousand reconnecting spectators cost one
+  render, and the clock is recomputed per send (its remaining time is
+  relative to the moment it is sent).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import threading
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import Q
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import override
+
+from games import services
+from games.models import (
+    Game,
+    GameAction,
+    GameSeat,
+    GameStatus,
+    Nomination,
+    Penalty,
+    Vote,
+)
+from games.rules import replay
+
+log = logging.getLogger(__name__)
+
+BOARD_TEMPLATE = "games/board.html"
+OVERLAY_TEMPLATE = "games/overlay.html"
+BOARD_UPDATE = "board.update"
+OVERLAY_UPDATE = "overlay.update"
+
+# Steps whose name (and clock) the public board may show while the game runs.
+# The night steps after N0 (mafia_shot, don_check, sheriff_check, best_move)
+# are masked: see the module docstring.
+PUBLIC_STEPS = {"dogovorka", "free_seating", "speech", "voting", "tie_speech", "lift_vote", "last_word", "finished"}
+OVER = (GameStatus.FINISHED, GameStatus.ANNULLED)
+
+
+def board_group(game_id: int) -> str:
+    return f"game-{game_id}-board"
+
+
+def overlay_group(game_id: int) -> str:
+    return f"game-{game_id}-overlay"
+
+
+def token_digest(token: str) -> str:
+    """What travels with overlay frames instead of the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()[:24] if token else ""
+
+
+# --- labels (Russian msgids, translated by Django i18n) -------------------------
+
+
+def _step_label(step: str | None) -> str:
+    labels = {
+        "dogovorka": _("Договорка"),
+        "free_seating": _("Свободная посадка"),
+        "speech": _("Речь"),
+        "voting": _("Голосование"),
+        "tie_speech": _("Речь при равенстве голосов"),
+        "lift_vote": _("Голосование за подъём всех"),
+        "last_word": _("Последнее слово"),
+        "finished": _("Игра окончена"),
+        # Overlay only (the public board masks them while the game runs).
+        "mafia_shot": _("Стрельба"),
+        "don_check": _("Проверка дона"),
+        "sheriff_check": _("Проверка шерифа"),
+        "best_move": _("Лучший ход"),
+    }
+    return str(labels.get(step or "", ""))
+
+
+def _status_label(status: str) -> str:
+    return str(
+        {
+            "setup": _("Подготовка"),
+            "running": _("Игра идёт"),
+            "finished": _("Игра окончена"),
+            "annulled": _("Игра аннулирована"),
+        }.get(status, "")
+    )
+
+
+def _how_label(how: str) -> str:
+    return str(
+        {
+            "vote": _("Заголосован"),
+            "lift_vote": _("Поднят голосованием"),
+            "shot": _("Убит ночью"),
+            "fouls": _("Удалён: 4 фола"),
+            "disqualified": _("Дисквалифицирован"),
+            "warnings": _("Удалён: 2 предупреждения"),
+            "removed": _("Удалён"),
+        }.get(how, how)
+    )
+
+
+def _phase_label(phase: str | None, day: int | None) -> str:
+    if phase == "day":
+        return str(_("День %(n)s") % {"n": day})
+    if phase == "night":
+        return str(_("Ночь %(n)s") % {"n": day or 0})
+    return ""
+
+
+def _winner_label(status: str, winner: str | None) -> str:
+    if status == "annulled":
+        return str(_("Игра аннулирована"))
+    return str({"red": _("Победа красных"), "black": _("Победа чёрных"), "draw": _("Ничья")}.get(winner or "", ""))
+
+
+def _role_label(role: str) -> str:
+    return str({"sheriff": _("Шериф"), "don": _("Дон"), "mafia": _("Мафия"), "civilian": _("Мирный")}.get(role, ""))
+
+
+def _team(role: str) -> str:
+    return "black" if role in ("don", "mafia") else "red"
+
+
+# --- clock --------------------------------------------------------------------
+
+
+def clock_view(game: Game, *, visible: bool) -> dict[str, Any]:
+    """The host's clock as the board shows it (services.clock_remaining_ms)."""
+    now = timezone.now()
+    remaining = services.clock_remaining_ms(game, now)
+    running = game.clock_started_at is not None and game.timeout_since is None
+    deadline = services.clock_deadline(game) if running else None
+    return {
+        "visible": visible and game.clock_duration_ms > 0,
+        "running": running,
+        "timeout": game.timeout_since is not None,
+        "remaining_ms": remaining,
+        "duration_ms": game.clock_duration_ms,
+        "deadline_ms": int(deadline.timestamp() * 1000) if deadline else "",
+        "deadline_iso": deadline.isoformat() if deadline else "",
+        "server_ms": int(now.timestamp() * 1000),
+        "text": _clock_text(remaining),
+    }
+
+
+def _clock_text(ms: int) -> str:
+    seconds = (ms + 999) // 1000  # 0:01 until it is really over, as the host's clock
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+# --- the public view ------------------------------------------------------------
+
+
+def _ms(dt: datetime | None) -> int:
+    return int(dt.timestamp() * 1000) if dt else 0
+
+
+def public_view(game: Game) -> dict[str, Any]:
+    """The public board's view-model: the only input of the public templates.
+
+    Reads the game row it is given, seat nicknames and public projection rows.
+    Until `game.status` is finished/annulled nothing secret is read at all.
+    """
+    ps = game.public_state or {}
+    status = str(game.status)
+    over = status in OVER
+    # Whitelist of public_state: `checks` and `best_move` are secret until
+    # the end and are deliberately never read here.
+    day = ps.get("day")
+    phase = ps.get("phase")
+    step = ps.get("step")
+    speaker = ps.get("speaker")
+    at_table = [int(s) for s in ps.get("at_table") or []]
+    left = {int(e["seat"]): e for e in ps.get("left") or [] if e.get("seat")}
+    nominees_now = [int(s) for s in ps.get("nominees") or []]
+    fouls = {int(k): int(v) for k, v in (ps.get("fouls") or {}).items()}
+    step_public = over or (step in PUBLIC_STEPS)
+
+    nicknames = dict(GameSeat.objects.filter(game=game).values_list("seat_no", "nickname"))
+    warnings: dict[int, int] = defaultdict(int)
+    grey: dict[int, int] = defaultdict(int)
+    for kind, seat in Penalty.objects.filter(game=game, kind__in=("warning", "grey_card")).values_list("kind", "seat"):
+        if seat:
+            (warnings if kind == "warning" else grey)[seat] += 1
+
+    roles: dict[int, str] = {}
+    if over:
+        roles = {s: r for s, r in GameSeat.objects.filter(game=game).values_list("seat_no", "role") if r}
+
+    seats = []
+    for no in range(1, 11):
+        nick = nicknames.get(no, "")
+        gone = left.get(no)
+        role = roles.get(no, "")
+        seats.append(
+            {
+                "no": no,
+                "nickname": nick,
+                "present": no in at_table,
+                "left": (
+                    {
+                        "how": _how_label(str(gone.get("how", ""))),
+                        "when": _phase_label(gone.get("phase"), gone.get("day")),
+                    }
+                    if gone
+                    else None
+                ),
+                "fouls": fouls.get(no, 0),
+                "warnings": warnings.get(no, 0),
+                "grey_cards": grey.get(no, 0),
+                "speaking": step_public and speaker == no,
+                "nominee": no in nominees_now and not over,
+                "role": _role_label(role) if over else "",
+                "team": _team(role) if over and role else "",
+            }
+        )
+
+    # Votes grouped by round (one host action = one round), in order.
+    rounds: OrderedDict[int, dict[str, Any]] = OrderedDict()
+    for action_id, rday, round_no, kind, voter, candidate, lift_yes, auto in Vote.objects.filter(game=game).order_by("action__seq", "voter_seat").values_list(
+        "action_id", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto"
+    ):
+        r = rounds.setdefault(action_id, {"day": rday, "round": round_no, "kind": kind, "by_candidate": OrderedDict(), "yes": [], "no": []})
+        if kind == "lift":
+            (r["yes"] if lift_yes else r["no"]).append(voter)
+        else:
+            r["by_candidate"].setdefault(candidate, []).append({"seat": voter, "auto": auto})
+    votes = []
+    for r in rounds.values():
+        kind_label = {"vote": _("Голосование"), "revote": _("Переголосование"), "lift": _("Подъём всех")}.get(r["kind"], "")
+        votes.append(
+            {
+                "day": r["day"],
+                "label": f"{_phase_label('day', r['day'])} · {kind_label}",
+                "lift": r["kind"] == "lift",
+                "candidates": [
+                    {"seat": c, "nickname": nicknames.get(c, ""), "count": len(v), "voters": [x["seat"] for x in v], "auto": [x["seat"] for x in v if x["auto"]]}
+                    for c, v in r["by_candidate"].items()
+                ],
+                "yes": r["yes"],
+                "no": r["no"],
+            }
+        )
+    nominations = [
+        {"day": d, "by": b, "target": t, "nickname": nicknames.get(t, ""), "supported": res == "supported"}
+        for d, b, t, res in Nomination.objects.filter(game=game).order_by("action__seq").values_list("day", "by_seat", "target_seat", "result")
+    ]
+    today = [n for n in nominations if phase == "day" and n["day"] == day]
+
+    view: dict[str, Any] = {
+        "game_id": game.pk,
+        "title": game.title or str(_("Игра №%(pk)s") % {"pk": game.pk}),
+        "seq": game.seq,
+        "at": _ms(game.updated_at),
+        "status": status,
+        "status_label": _status_label(status),
+        "over": over,
+        "phase_label": _phase_label(phase, day) if status == "running" else "",
+        "is_night": phase == "night" and not over,
+        "step_label": _step_label(step) if step_public else "",
+        "speaker": speaker if step_public else None,
+        "speaker_nickname": nicknames.get(speaker, "") if step_public and speaker else "",
+        "seats": seats,
+        "nominees": [{"seat": s, "nickname": nicknames.get(s, "")} for s in nominees_now] if not over else [],
+        "nominations_today": today,
+        "votes": votes,
+        "result": _winner_label(status, game.winner) if over else "",
+        "ppk": bool(over and game.ppk),
+        "clock_visible": step_public and not over,
+        "protocol": _protocol(game, nicknames) if over else None,
+    }
+    return view
+
+
+def _record(state: Any, name: str) -> list[dict[str, Any]]:
+    record = state.record
+    value = record.get(name) if isinstance(record, dict) else getattr(record, name, None)
+    return list(value or [])
+
+
+def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
+    """The full protocol, drawn after the end only (roles, shots, checks, best move)."""
+    state = services.game_state(game)
+    public = state.public_dict()
+
+    def nick(seat: Any) -> str:
+        try:
+            return f"{int(seat)}. {nicknames.get(int(seat), '')}"
+        except (TypeError, ValueError):
+            return "—"
+
+    nights: dict[int, dict[str, Any]] = defaultdict(lambda: {"shots": [], "victim": None, "checks": [], "best_move": None})
+    for e in _record(state, "shots"):
+        n = nights[int(e.get("night") or 0)]
+        n["shots"] = [{"by": nick(b), "target": nick(t) if t is not None else "—"} for b, t in (e.get("by") or {}).items()]
+        n["victim"] = nick(e["victim"]) if e.get("victim") is not None else str(_("Промах"))
+    for e in _record(state, "checks"):
+        result = e.get("result")
+        if e.get("by") == "don":
+            text = _("Шериф") if result else _("Не шериф")
+            who = _("Дон")
+        else:
+            text = _("Чёрный") if result == "black" else _("Красный")
+            who = _("Шериф")
+        nights[int(e.get("night") or 0)]["checks"].append({"who": str(who), "target": nick(e.get("target")), "result": str(text)})
+    for e in _record(state, "best_moves"):
+        if e.get("passed"):
+            verdict = _("Пас")
+        elif e.get("accepted"):
+            verdict = _("Принят, чёрных: %(n)s") % {"n": e.get("blacks") or 0}
+        else:
+            verdict = _("Не принят")
+        nights[int(e.get("night") or 0)]["best_move"] = {"seat": nick(e.get("seat")), "seats": [nick(s) for s in e.get("seats") or []], "verdict": str(verdict)}
+    penalties = []
+    kinds = {"foul": _("Фол"), "warning": _("Предупреждение"), "grey_card": _("Серая карточка"), "disqualify": _("Дисквалификация"), "remove": _("Удаление"), "ppk": _("ППК")}
+    for e in _record(state, "penalties"):
+        penalties.append(
+            {
+                "kind": str(kinds.get(e.get("kind", ""), e.get("kind", ""))),
+                "seat": nick(e["seat"]) if e.get("seat") else "",
+                "when": _phase_label(e.get("phase"), e.get("day")),
+                "reason": e.get("reason") or "",
+            }
+        )
+    winks = [{"by": nick(e.get("by")), "target": nick(e.get("target")), "when": _phase_label(e.get("phase"), e.get("day"))} for e in _record(state, "winks")]
+    best = public.get("best_move") or None
+    return {
+        "nights": [{"label": _phase_label("night", k), **v} for k, v in sorted(nights.items())],
+        "penalties": penalties,
+        "winks": winks,
+        "best_move": best,
+    }
+
+
+# --- the overlay view (roles shown) ---------------------------------------------
+
+
+def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]:
+    """The stream overlay's view-model; with `as_of`, the game as it was then."""
+    if as_of is None:
+        actions = game.action_payloads()
+        seq = game.seq
+        at = _ms(game.updated_at)
+    else:
+        rows = GameAction.objects.filter(game=game, created_at__lte=as_of)
+        actions = list(rows.filter(Q(undone_at__isnull=True) | Q(undone_at__gt=as_of)).order_by("seq").values_list("payload", flat=True))
+        # Game.seq counts recorded actions plus undos (services).
+        seq = rows.count() + GameAction.objects.filter(game=game, undone_at__lte=as_of).count()
+        at = _ms(as_of)
+    state = replay(actions, services.game_regulations(game))
+    ps = state.public_dict()
+    players = list(state.players or [])
+    roles = {int(k): v for k, v in (state.roles or {}).items()}
+    status = ps.get("status") or "setup"
+    over = status in OVER
+    at_table = set(ps.get("at_table") or [])
+    left = {int(e["seat"]): e for e in ps.get("left") or []}
+    fouls = {int(k): int(v) for k, v in (ps.get("fouls") or {}).items()}
+    checks: dict[int, list[str]] = defaultdict(list)
+    for c in ps.get("checks") or []:
+        t = int(c.get("target") or 0)
+        if c.get("by") == "sheriff":
+            checks[t].append("sheriff-" + ("black" if c.get("result") == "black" else "red"))
+        else:
+            checks[t].append("don-" + ("yes" if c.get("result") else "no"))
+    seats = []
+    for no in range(1, 11):
+        role = roles.get(no, "")
+        gone = left.get(no)
+        seats.append(
+            {
+                "no": no,
+                "nickname": players[no - 1] if len(players) >= no else "",
+                "role": role,
+                "role_label": _role_label(role),
+                "team": _team(role) if role else "",
+                "present": no in at_table,
+                "left": _how_label(str(gone.get("how", ""))) if gone else "",
+                "fouls": fouls.get(no, 0),
+                "speaking": ps.get("speaker") == no,
+                "nominee": no in (ps.get("nominees") or []),
+                "checked_red": "sheriff-red" in checks.get(no, []),
+                "checked_black": "sheriff-black" in checks.get(no, []),
+                "don_checked": any(c.startswith("don-") for c in checks.get(no, [])),
+            }
+        )
+    return {
+        "game_id": game.pk,
+        "title": game.title,
+        "seq": seq,
+        "at": at,
+        "as_of": as_of is not None,
+        "status": status,
+        "over": over,
+        "phase_label": _phase_label(ps.get("phase"), ps.get("day")) if status == "running" else _status_label(status),
+        "step_label": _step_label(ps.get("step")),
+        "speaker": ps.get("speaker"),
+        "seats": seats,
+        "nominees": list(ps.get("nominees") or []),
+        "result": _winner_label(status, ps.get("winner")) if over else "",
+        "delay_ms": int(game.overlay_delay_seconds) * 1000,
+        "token_digest": token_digest(game.overlay_token),
+    }
+
+
+# --- frames -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Frame:
+    game_id: int
+    seq: int
+    at: int
+    html: str
+
+
+class _BodyCache:
+    """Rendered bodies per (kind, game): only the latest version is kept."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._data: OrderedDict[tuple[str, int], tuple[tuple[Any, ...], dict[str, Any], str]] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, kind: str, game_id: int, key: tuple[Any, ...]) -> tuple[dict[str, Any], str] | None:
+        with self._lock:
+            hit = self._data.get((kind, game_id))
+            if hit is None or hit[0] != key:
+                return None
+            self._data.move_to_end((kind, game_id))
+            return hit[1], hit[2]
+
+    def put(self, kind: str, game_id: int, key: tuple[Any, ...], view: dict[str, Any], body: str) -> None:
+        with self._lock:
+            self._data[(kind, game_id)] = (key, view, body)
+            self._data.move_to_end((kind, game_id))
+            while len(self._data) > self._size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+body_cache = _BodyCache()
+
+
+def _language() -> Any:
+    # Frames go to everybody: render them in the site language, not in the
+    # language of the host's request that happened to trigger the broadcast.
+    from django.conf import settings
+
+    return override(settings.LANGUAGE_CODE)
+
+
+def board_frame(game: Game, *, snapshot: bool = False) -> Frame:
+    """The public frame of `game` as stored in the row given (render once, cached)."""
+    key = (game.seq, _ms(game.updated_at), str(game.status))
+    with _language():
+        hit = body_cache.get("board", game.pk, key)
+        if hit is None:
+            view = public_view(game)
+            body = _compact(render_to_string(f"{BOARD_TEMPLATE}#board-body", {"board": view}))
+            body_cache.put("board", game.pk, key, view, body)
+        else:
+            view, body = hit
+        clock = clock_view(game, visible=view["clock_visible"])
+        head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "snapshot": snapshot})
+    return Frame(game.pk, game.seq, view["at"], _compact(head) + body)
+
+
+def board_frame_for(game_id: int, *, snapshot: bool = False) -> Frame | None:
+    with transaction.atomic():  # one consistent read of the row and its rows
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            return None
+        return board_frame(game, snapshot=snapshot)
+
+
+def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool = False) -> Frame:
+    key = (game.seq, _ms(game.updated_at), game.overlay_delay_seconds, token_digest(game.overlay_token))
+    with _language():
+        hit = body_cache.get("overlay", game.pk, key) if as_of is None else None
+        if hit is None:
+            view = overlay_view(game, as_of=as_of)
+            body = _compact(render_to_string(f"{OVERLAY_TEMPLATE}#overlay-body", {"ov": view}))
+            if as_of is None:
+                body_cache.put("overlay", game.pk, key, view, body)
+        else:
+            view, body = hit
+        # A snapshot as of the past has no clock: the clock fields only hold now.
+        clock = clock_view(game, visible=as_of is None and not view["over"])
+        head = render_to_string(f"{OVERLAY_TEMPLATE}#overlay-live", {"ov": view, "clock": clock, "snapshot": snapshot})
+    return Frame(game.pk, view["seq"], view["at"], _compact(head) + body)
+
+
+_BETWEEN_LINES = re.compile(r">\s*\n\s*<")
+
+
+def _compact(html: str) -> str:
+    """Drop the template's line breaks between tags (a frame goes to every spectator)."""
+    return _BETWEEN_LINES.sub("><", html).strip()
+
+
+# --- broadcast (receiver of games.signals.game_changed) ---------------------------
+
+
+def broadcast_game(game_id: int) -> None:
+    """Render the frames of a game once and hand them to the channel layer."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    with transaction.atomic():
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            return
+        frame = board_frame(game)
+        overlay = overlay_frame(game) if game.overlay_token else None
+        digest = token_digest(game.overlay_token)
+    send = async_to_sync(_send_all)
+    send(layer, game_id, frame, overlay, digest)
+
+
+async def _send_all(layer: Any, game_id: int, frame: Frame, overlay: Frame | None, digest: str) -> None:
+    await layer.group_send(
+        board_group(game_id),
+        {"type": BOARD_UPDATE, "group": board_group(game_id), "game_id": game_id, "seq": frame.seq, "at": frame.at, "html": frame.html},
+    )
+    # Overlays always hear about the token: an empty or new digest closes
+    # the sockets opened with a revoked token.
+    await layer.group_send(
+        overlay_group(game_id),
+        {
+            "type": OVERLAY_UPDATE,
+            "group": overlay_group(game_id),
+            "game_id": game_id,
+            "seq": overlay.seq if overlay else frame.seq,
+            "at": overlay.at if overlay else frame.at,
+            "html": overlay.html if overlay else "",
+            "token_digest": digest,
+        },
+    )
+
+
+def on_game_changed(sender: Any, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, **kwargs: Any) -> None:
+    """games.signals.game_changed receiver: runs after the commit, in the writer's process."""
+    broadcast_game(game_id)
+
+
+def on_game_saved(sender: Any, instance: Game, created: bool = False, update_fields: Any = None, **kwargs: Any) -> None:
+    """post_save of Game: a changed overlay token or delay reaches open overlays.
+
+    services.game_set_overlay sends no game_changed; revoking a token must
+    still close the overlays opened with it, so listen to the row itself.
+    """
+    if update_fields and "overlay_token" in update_fields:
+        game_id = instance.pk
+        transaction.on_commit(lambda: _safe_broadcast(game_id))
+
+
+def _safe_broadcast(game_id: int) -> None:
+    try:
+        broadcast_game(game_id)
+    except Exception:  # a layer that is down must not break the host's request
+        log.warning("overlay broadcast of game %s failed", game_id, exc_info=True)
