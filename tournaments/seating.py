@@ -165,13 +165,25 @@ def generate(
                 _count_pairs(groups, met, +1)
             if _pair_cost(out_rounds, met) >= before:
                 break
-    # 3. seats: a perfect spread over the block, then improve with the history.
-    _color_seats(out_rounds, table_size, rng)
-    for r in out_rounds:
-        for t in r:
-            for s, a in enumerate(t):
-                seatc[a][s] += 1
-    _polish_seats(out_rounds, seatc, rng)
+    # 3. seats: a perfect spread over the block, then fitted to the history
+    # (a few seeded attempts when there is one; the lowest Σ c² wins).
+    best: tuple[int, list[list[list[int]]], list[list[int]]] | None = None
+    for _ in range(max(1, int(6 * effort)) if history else 1):
+        attempt = [[list(t) for t in r] for r in out_rounds]
+        counts = [list(c) for c in seatc]
+        _color_seats(attempt, table_size, rng, counts)
+        for r in attempt:
+            for t in r:
+                for s, a in enumerate(t):
+                    counts[a][s] += 1
+        if history:
+            _kempe_improve(attempt, counts, table_size)
+        _polish_seats(attempt, counts, rng)
+        score = sum(c * c for row in counts for c in row)
+        if best is None or score < best[0]:
+            best = (score, attempt, counts)
+    assert best is not None
+    out_rounds = best[1]
     return Schedule(
         seed=seed,
         rounds=[[[players[a] for a in t] for t in r] for r in out_rounds],
@@ -332,7 +344,7 @@ def _improve(tables: list[list[int]], met: list[list[int]], rng: random.Random, 
     return tables
 
 
-def _color_seats(rounds: list[list[list[int]]], size: int, rng: random.Random) -> None:
+def _color_seats(rounds: list[list[list[int]]], size: int, rng: random.Random, prior: list[list[int]]) -> None:
     """Give every table of the block a seat order so that each player's seats differ.
 
     Seats are the colours of an edge colouring of the bipartite graph tables ×
@@ -360,7 +372,12 @@ def _color_seats(rounds: list[list[list[int]]], size: int, rng: random.Random) -
         cslots = at_chunk.setdefault(ch, [None] * size)
         tslots = at_table[ti]
         rng.shuffle(colours)
-        alpha = next(c for c in colours if tslots[c] is None)
+        # Prefer a seat free at both ends, the one the player used least
+        # before this block (`prior`: the history's seat counts).
+        hist = prior[ch[0]]
+        free = [c for c in colours if tslots[c] is None]
+        both = [c for c in free if cslots[c] is None]
+        alpha = min(both or free, key=lambda c: hist[c])
         if cslots[alpha] is not None:
             beta = next(c for c in colours if cslots[c] is None)
             # Flip the alpha/beta path that starts at the chunk; it never
@@ -388,6 +405,77 @@ def _color_seats(rounds: list[list[list[int]]], size: int, rng: random.Random) -
         cslots[alpha] = ti
     for ti, t in enumerate(tables):
         t[:] = [chunk[0] for chunk in at_table[ti]]
+
+
+def _chunks(tables: list[list[int]], size: int) -> list[list[tuple[int, int]]]:
+    """chunk node of every seat of every table: (player, n // size) for his n-th game."""
+    seen: dict[int, int] = {}
+    out = []
+    for t in tables:
+        row = []
+        for a in t:
+            n = seen.get(a, 0)
+            seen[a] = n + 1
+            row.append((a, n // size))
+        out.append(row)
+    return out
+
+
+def _kempe_improve(rounds: list[list[list[int]]], seatc: list[list[int]], size: int) -> None:
+    """Fit the block's seats to the history without losing the block's own spread.
+
+    A Kempe move picks two seats α, β and a connected set of tables (linked
+    through players' chunks that sit on α at one table and β at another) and
+    swaps seats α and β at all of them: the colouring stays proper, so no
+    player repeats a seat within the block. Moves are kept while Σ c² over
+    every player's seat counts (history included) falls.
+    """
+    tables = [t for r in rounds for t in r]
+    if not tables:
+        return
+    pairs = [(x, y) for x in range(size) for y in range(x + 1, size)]
+    for _ in range(10):
+        improved = False
+        chunk = _chunks(tables, size)
+        for alpha, beta in pairs:
+            parent = list(range(len(tables)))
+
+            def find(i: int) -> int:
+                while parent[i] != i:
+                    parent[i] = parent[parent[i]]
+                    i = parent[i]
+                return i
+
+            on_alpha: dict[tuple[int, int], int] = {}
+            on_beta: dict[tuple[int, int], int] = {}
+            for ti, row in enumerate(chunk):
+                on_alpha[row[alpha]] = ti
+                on_beta[row[beta]] = ti
+            for ch, ti in on_alpha.items():
+                tj = on_beta.get(ch)
+                if tj is not None:
+                    parent[find(ti)] = find(tj)
+            comps: dict[int, list[int]] = {}
+            for ti in range(len(tables)):
+                comps.setdefault(find(ti), []).append(ti)
+            for members in comps.values():
+                change: dict[tuple[int, int], int] = {}
+                for ti in members:
+                    x, y = tables[ti][alpha], tables[ti][beta]
+                    for key, d in (((x, alpha), -1), ((x, beta), 1), ((y, beta), -1), ((y, alpha), 1)):
+                        change[key] = change.get(key, 0) + d
+                delta = sum((seatc[a][s] + d) ** 2 - seatc[a][s] ** 2 for (a, s), d in change.items() if d)
+                if delta < 0:
+                    for (a, s), d in change.items():
+                        seatc[a][s] += d
+                    for ti in members:
+                        t = tables[ti]
+                        t[alpha], t[beta] = t[beta], t[alpha]
+                        row = chunk[ti]
+                        row[alpha], row[beta] = row[beta], row[alpha]
+                    improved = True
+        if not improved:
+            break
 
 
 def _polish_seats(rounds: list[list[list[int]]], seatc: list[list[int]], rng: random.Random) -> None:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from games.models import GameStatus, SeatResult
+from games.models import GameStatus, Penalty, SeatResult
+from games.rules.regulations import Regulations
 from tournaments.models import ExtraPoints, Participant, Stage, Table, TableSeat, Tournament
 from tournaments.scoring import TIEBREAKERS, ZERO, Line, ScoringPolicy, SeatScore, score_lines
 
@@ -141,6 +142,11 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game
     extras: dict[tuple[int, int], tuple[Decimal, str]] = {
         (e["game_id"], e["seat_no"]): (e["points"], e["comment"]) for e in ExtraPoints.objects.filter(game_id__in=list(info)).values("game_id", "seat_no", "points", "comment")
     }
+    # W3/F3: a removing penalty given during the player's own last word leaves
+    # SeatResult's left_how at "shot"/"vote", yet the penalty applies: read
+    # the penalty rows and the counts too.
+    disqualify = set(Penalty.objects.filter(game_id__in=list(info), kind="disqualify").values_list("game_id", "seat"))
+    regs = Regulations.from_dict(tournament.regulations or {})
     results = SeatResult.objects.filter(game_id__in=list(info)).values(*_RESULT_FIELDS)
     by_game: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
@@ -166,8 +172,8 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game
                     fouls=r["fouls"],
                     warnings=r["warnings"],
                     grey_cards=r["grey_cards"],
-                    disqualified=r["disqualified"],
-                    removed_by_fouls=r["removed_by_fouls"],
+                    disqualified=bool(r["disqualified"] or (game_id, r["seat_no"]) in disqualify or r["warnings"] >= regs.warnings_to_remove),
+                    removed_by_fouls=bool(r["removed_by_fouls"] or r["fouls"] >= regs.fouls_to_remove),
                     ppk=r["ppk"],
                     first_night_victim=r["first_night_victim"],
                     best_move_accepted=r["best_move_accepted"],
