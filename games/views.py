@@ -23,7 +23,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import protocol_text as pt
@@ -36,6 +36,20 @@ from games.rules.catalogue import PENALTY_REASONS
 
 CONSOLE = "games/console.html"
 PENALTY_ORDER = ("foul", "warning", "grey_card", "disqualify", "remove", "ppk")
+# Texts console.js shows; handed to it translated (json_script "console-i18n").
+JS_TEXTS = (
+    gettext_noop("Нет связи с сервером: действие не записано."),
+    gettext_noop("Нет прав на эту игру (403)."),
+    gettext_noop("Ошибка сервера: действие не записано."),
+    gettext_noop("→ покидают все"),
+    gettext_noop("→ никто не покидает"),
+    gettext_noop("→ выстрел в №"),
+    gettext_noop("→ промах"),
+    gettext_noop("Принято: "),
+    gettext_noop("Фол: нажмите номер места"),
+    gettext_noop("Звук: вкл"),
+    gettext_noop("Звук: выкл"),
+)
 
 
 # --- access ----------------------------------------------------------------------------
@@ -285,6 +299,7 @@ def _page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
         "overlay_url": overlay,
         "xlsx_url": _reverse_or("exports:protocol_xlsx", game.pk, fallback=f"/games/{game.pk}/protocol.xlsx"),
         "json_url": _reverse_or("exports:log_json", game.pk, fallback=f"/games/{game.pk}/log.json"),
+        "js_i18n": {t: gettext(t) for t in JS_TEXTS},
         "reason_groups": [(kind, pt.penalty_name(kind), reasons.get(kind, [])) for kind in PENALTY_ORDER],
     }
 
