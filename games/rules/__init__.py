@@ -15,7 +15,14 @@ from games.rules.engine import (
     replay,
 )
 from games.rules.errors import MESSAGES, RuleViolation
-from games.rules.logfile import LogResult, check_expect, load_log, log_files, run_file, run_log
+from games.rules.logfile import (
+    LogResult,
+    check_expect,
+    load_log,
+    log_files,
+    run_file,
+    run_log,
+)
 from games.rules.regulations import DEFAULT_REGULATIONS, Regulations
 from games.rules.state import GameState, Record
 

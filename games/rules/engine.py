@@ -949,15 +949,11 @@ def _after_removal(s: GameState, seat: int, was_victim: bool) -> None:
             # V11: no lift vote may remove every player at the table.
             s.result_known = True
             _begin_night(s)
-    elif step == "don_check":
-        if s.roles.get(seat) == "don":
-            _night_advance(s, "don_check")  # his check step is skipped
-    elif step == "sheriff_check":
-        if s.roles.get(seat) == "sheriff":
-            _night_advance(s, "sheriff_check")
-    elif step == "best_move":
-        if was_victim:
-            _morning(s)
+    elif step == "don_check" or step == "sheriff_check":
+        if s.roles.get(seat) == step[:-6]:
+            _night_advance(s, step)  # the captain's check step is skipped
+    elif step == "best_move" and was_victim:
+        _morning(s)
 
 
 def _do_ppk(s: GameState, a: Action) -> None:

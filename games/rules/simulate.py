@@ -49,7 +49,7 @@ def build_action(option: Action, state: GameState, rng: random.Random, hit: floa
         return {"do": "nominate", "by": option["by"], "target": rng.choice(option["targets"])}
     if do == "votes":
         candidates = option["candidates"]
-        split = {str(c): [] for c in candidates if rng.random() < 0.8}
+        split: dict[str, list[int]] = {str(c): [] for c in candidates if rng.random() < 0.8}
         keys = list(split)
         if keys:
             favourite = rng.choice(keys)

@@ -318,9 +318,7 @@ class GameState:
         out: dict[str, Any] = {}
         for name in GameState.__slots__:
             value = getattr(self, name)
-            if name == "record":
-                value = value.to_dict()
-            elif name == "regulations":
+            if name in ("record", "regulations"):
                 value = value.to_dict()
             elif isinstance(value, set):
                 value = sorted(value)

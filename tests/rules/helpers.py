@@ -9,7 +9,14 @@ from typing import Any
 
 import pytest
 
-from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state, replay
+from games.rules import (
+    GameState,
+    Regulations,
+    RuleViolation,
+    apply_in_place,
+    new_state,
+    replay,
+)
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SHARED_DIR = Path(os.environ.get("SHARED_DIR", PROJECT_ROOT.parent / "shared")).resolve()

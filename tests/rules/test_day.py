@@ -83,7 +83,7 @@ def test_d3_target_must_be_at_the_table() -> None:
 
 
 def test_d3_self_nomination_allowed_by_default() -> None:
-    g = G().to_day1().nom(1, 1).expect(nominees=[1])
+    G().to_day1().nom(1, 1).expect(nominees=[1])
     g2 = G(regulations=Regulations(allow_self_nomination=False)).to_day1()
     exc = g2.refuse("nominate", by=1, target=1)
     assert exc.code == "self_nomination_not_allowed"

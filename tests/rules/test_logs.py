@@ -12,8 +12,6 @@ from games.rules import load_log, log_files, replay, run_file, run_log
 from tests.rules.helpers import EXAMPLES_DIR, PLAYERS
 
 EXAMPLES = sorted(EXAMPLES_DIR.rglob("*.json")) if EXAMPLES_DIR.is_dir() else []
-SCENARIOS_DIR = Path(__file__).resolve().parent / "scenarios"
-SCENARIOS = sorted(SCENARIOS_DIR.rglob("*.json")) if SCENARIOS_DIR.is_dir() else []
 
 
 def _id(path: Path) -> str:
@@ -29,13 +27,6 @@ def test_example_log_replays(path: Path) -> None:
     result = run_file(path)
     assert result.ok, result.failure
     assert result.checked > 0
-
-
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.name)
-def test_scenario_log_replays(path: Path) -> None:
-    """Hand-written scenario logs beside these tests (if any)."""
-    result = run_file(path)
-    assert result.ok, result.failure
 
 
 def _log(*actions: dict) -> dict:

@@ -9,7 +9,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.rules import RuleViolation, apply, apply_in_place, legal_actions, new_state, replay
+from games.rules import (
+    RuleViolation,
+    apply,
+    apply_in_place,
+    legal_actions,
+    new_state,
+    replay,
+)
 from games.rules.simulate import build_action, random_action, random_game
 
 SEATS = set(range(1, 11))
