@@ -183,6 +183,10 @@ def _clock_text(ms: int) -> str:
 # --- the public view ------------------------------------------------------------
 
 
+def public_title(game: Game) -> str:
+    return game.title or str(_("Игра №%(pk)s") % {"pk": game.pk})
+
+
 def _ms(dt: datetime | None) -> int:
     return int(dt.timestamp() * 1000) if dt else 0
 
@@ -281,7 +285,7 @@ def public_view(game: Game) -> dict[str, Any]:
 
     view: dict[str, Any] = {
         "game_id": game.pk,
-        "title": game.title or str(_("Игра №%(pk)s") % {"pk": game.pk}),
+        "title": public_title(game),
         "seq": game.seq,
         "at": _ms(game.updated_at),
         "status": status,

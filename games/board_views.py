@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 from datetime import datetime, timedelta
 
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -29,16 +30,16 @@ def _ws_path(request: HttpRequest, kind: str, game_id: int, query: str = "") -> 
 @require_safe
 @never_cache
 def board_page(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id)
-    view = board.public_view(game)
-    clock = board.clock_view(game, visible=view["clock_visible"])
+    # The page embeds the very frame the websocket sends (cached per revision).
+    with transaction.atomic():
+        game = get_object_or_404(Game, pk=game_id)
+        frame = board.board_frame(game, snapshot=True)
     return render(
         request,
         "games/board.html",
         {
-            "board": view,
-            "clock": clock,
-            "snapshot": True,
+            "frame_html": frame.html,
+            "title": board.public_title(game),
             "ws_path": _ws_path(request, "board", game.pk, request.GET.urlencode() if "fanout" in request.GET else ""),
             "snapshot_url": reverse("board:snapshot", args=[game.pk]),
         },
@@ -77,16 +78,13 @@ def overlay_page(request: HttpRequest, game_id: int, token: str | None = None) -
     game = _overlay_game(request, game_id, token)
     if isinstance(game, HttpResponse):
         return game
-    as_of = _as_of(game)
-    view = board.overlay_view(game, as_of=as_of)
-    clock = board.clock_view(game, visible=as_of is None and not view["over"])
+    frame = board.overlay_frame(game, as_of=_as_of(game), snapshot=True)
     return render(
         request,
         "games/overlay.html",
         {
-            "ov": view,
-            "clock": clock,
-            "snapshot": True,
+            "frame_html": frame.html,
+            "title": game.title,
             "ws_path": _ws_path(request, "overlay", game.pk, f"token={game.overlay_token}"),
             "snapshot_url": reverse("board:overlay-snapshot", args=[game.pk]) + f"?token={game.overlay_token}",
         },

@@ -2,7 +2,7 @@
 
 Nothing is ever received from clients; every frame is rendered once per change
 by games.board and written as is. On connect a consumer sends the current
-frame (marked `data-snapshot`), so a client that reconnects after a restart is
+frame (marked `data-full`: a full state, not an update), so a client that reconnects after a restart is
 in sync at once without an extra HTTP request.
 
 Two delivery modes (DESIGN.md "Live board"):

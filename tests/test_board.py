@@ -57,7 +57,7 @@ def test_snapshot_is_the_frame_with_a_snapshot_mark(client, game):
     assert response["Cache-Control"].startswith("max-age=0")
     html = response.content.decode()
     assert html.startswith('<div id="board-meta" hx-swap-oob="true"')
-    assert 'data-snapshot="1"' in html
+    assert 'data-full="1"' in html
     for element_id in ("board-clock", "board-head", "board-seats", "board-votes", "board-result"):
         assert f'id="{element_id}" hx-swap-oob="true"' in html
 
@@ -111,7 +111,7 @@ def test_overlay_page_needs_the_games_token(client, game, host):
     assert "Шериф" in html  # roles shown, as streams do
     assert f"/ws/games/{game.pk}/overlay/?token={game.overlay_token}" in html
     snap = client.get(reverse("board:overlay-snapshot", args=[game.pk]), {"token": game.overlay_token})
-    assert snap.status_code == 200 and 'data-snapshot="1"' in snap.content.decode()
+    assert snap.status_code == 200 and 'data-full="1"' in snap.content.decode()
     old = game.overlay_token
     services.game_set_overlay(game=game, by=host, enabled=True)
     assert client.get(url, {"token": old}).status_code == 403  # a new token revokes the old one

@@ -83,14 +83,14 @@ async def test_board_sends_a_snapshot_on_connect_and_one_frame_per_action(ahost)
     comm, connected, _ = await connect(f"/ws/games/{game.pk}/board/")
     assert connected
     first = await comm.receive_from(timeout=5)
-    assert 'data-snapshot="1"' in first
+    assert 'data-full="1"' in first
     assert seq_of(first)[0] == game.seq == 3
     assert "Договорка" in first
 
     seq = await act(game, {"do": "next"}, ahost)
     frame = await comm.receive_from(timeout=5)
     assert seq_of(frame)[0] == seq == 4
-    assert 'data-snapshot' not in frame
+    assert 'data-full' not in frame
     assert "Свободная посадка" in frame
     await no_more(comm)  # rendered and sent once
     await comm.disconnect()

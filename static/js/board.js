@@ -18,7 +18,7 @@
 
   var overlay = root.dataset.mode === "overlay";
   var wsPath = root.dataset.boardWs;
-  var snapshotUrl = root.dataset.snapshotUrl;
+  var snapshotUrl = root.dataset.stateUrl;
   var conn = document.getElementById("board-conn");
 
   var applied = readMeta(document.getElementById("board-meta")) || { seq: 0, at: 0 };
@@ -37,7 +37,7 @@
       seq: parseInt(el.dataset.seq || "0", 10),
       at: parseInt(el.dataset.at || "0", 10),
       delay: parseInt(el.dataset.delayMs || "0", 10),
-      snapshot: el.dataset.snapshot === "1",
+      snapshot: el.dataset.full === "1",
       asOf: el.dataset.asOf === "1",
     };
   }
