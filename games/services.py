@@ -224,10 +224,12 @@ def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -
     return game
 
 
-def game_set_overlay(*, game: Game, by: Any, enabled: bool, delay_seconds: int | None = None) -> Game:
+def game_set_overlay(*, game: Game, by: Any, enabled: bool, delay_seconds: int | None = None, keep_token: bool = False) -> Game:
+    """Enable (a new secret link), disable, or with `keep_token` only change the delay."""
     with transaction.atomic():
         locked = _lock(game)
-        locked.overlay_token = new_overlay_token() if enabled else ""
+        if not (enabled and keep_token and locked.overlay_token):
+            locked.overlay_token = new_overlay_token() if enabled else ""
         if delay_seconds is not None:
             locked.overlay_delay_seconds = max(0, min(600, int(delay_seconds)))
         locked.save(update_fields=["overlay_token", "overlay_delay_seconds", "updated_at"])

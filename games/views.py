@@ -208,12 +208,9 @@ def game_overlay(request: HttpRequest, pk: int) -> HttpResponse:
         delay = int(request.POST.get("delay") or game.overlay_delay_seconds)
     except ValueError:
         delay = game.overlay_delay_seconds
-    if enabled and game.overlay_token and request.POST.get("rotate") != "1":
-        # Keep the link the stream already uses; only the delay changes.
-        services.game_set_overlay(game=game, by=request.user, enabled=True, delay_seconds=delay)
-        game.refresh_from_db()
-    else:
-        services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay)
+    # Keep the link the stream already uses unless a new one is asked for.
+    keep = request.POST.get("rotate") != "1"
+    services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay, keep_token=keep)
     return render(request, f"{CONSOLE}#share", {"game": game, **_page_extras(request, game)})
 
 
