@@ -226,3 +226,20 @@ def test_v_bad_votes_payloads() -> None:
     assert g.refuse("votes", **{"for": {"x": [1]}}).code == "bad_seat"
     assert g.refuse("votes", **{"for": {"7": 1}}).rule == "FORMAT"
     assert g.refuse("votes", **{"for": {"7": ["1"]}}).code == "bad_seat"
+
+
+def test_v11_removals_on_the_lift_vote_leaving_only_the_tied_end_it() -> None:
+    # Sheriff 1, Don 2, Mafia 3, 4; Day 2 table 1, 4, 5, 6, 7, 8 (1 black, 5 reds).
+    g = G(sheriff=1, don=2, mafia=(3, 4)).to_day1()
+    for seat in (2, 3, 9, 10):
+        g.do("remove", seat=seat)
+    g.speeches()
+    g.quiet_night()
+    g.expect(day=2, speaker=4, at_table=[1, 4, 5, 6, 7, 8])
+    g.speeches({4: 4, 5: 5, 6: 6})
+    g.vote({4: [1, 4], 5: [5, 6], 6: [7, 8]})
+    g.next(3).vote({4: [1, 4], 5: [5, 6], 6: [7, 8]})
+    g.expect(step="lift_vote", nominees=[4, 5, 6])
+    g.do("remove", seat=1).do("remove", seat=7).expect(step="lift_vote")
+    g.do("remove", seat=8)  # the tied are now all the players at the table
+    g.expect(step="mafia_shot", phase="night", at_table=[4, 5, 6], nominees=[], winner=None)
