@@ -14,7 +14,30 @@ The flow of a game (FORMAT.md "Steps and what `next` does"):
     Night k: mafia_shot → don_check → sheriff_check → best_move (N1 only)
            → morning (the player shot leaves, W1/W4) → last_word → Day k+1
 
-Readings the texts leave open are marked ``READING`` with the rule id.
+Readings the texts leave open are marked ``READING`` with the rule id where
+they are implemented; in short:
+
+- D2: the opener skips seats no longer at the table; the next Day counts on
+  from the actual opener.
+- D4: naming a nominated candidate is "supported" even after the player's own
+  accepted nomination; it never uses his nomination up.
+- D6/F5/F6: the nearest speech is the first ``speech``/``tie_speech`` step
+  that *begins* after the 3rd foul; F6 counts the players at the table when
+  that step begins.
+- V5/X4: a vote whose candidates drop (removals) to none, or to one on Day 1,
+  is not held — also a revote; the remaining tie speeches are still given.
+- V6: Day 1 only, in any round, the top count shared by 3+ candidates.
+- V10: "the same candidates" = every candidate of that revote is tied.
+- V11: also when removals on the lift vote leave only the tied at the table.
+- W1: a removal that decides the game ends it at once, by Day or Night, also
+  cutting short the last word of an earlier, non-deciding leaver.
+- W5: ``ppk`` is the offending team; its ``seat`` may be a player who left.
+- F10: "before the result" = on the Day, until its vote has an outcome
+  (someone leaves, the lift fails, V6, V11); the Day-2 exception counts the
+  cancelling removals made on Day 2 itself before its result.
+- F3/F4 on a last word: the speaker keeps his ``left`` entry; the penalty
+  ends his last word and never cancels a vote.
+- V10: a lift voter listed twice is refused, like a double vote (V3).
 """
 
 from __future__ import annotations
