@@ -56,8 +56,9 @@ from typing import IO, Any
 from openpyxl import Workbook
 from openpyxl.cell import Cell
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
+from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.cell_range import CellRange
+
 from openpyxl.worksheet.page import PageMargins
 
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
@@ -472,6 +473,8 @@ def _header_for(game: Any) -> Header:
 
 
 def _scores_for(game: Any) -> dict[int, dict[str, Any]] | None:
+    if getattr(game, "tournament_table", None) is None:  # joined already: no query
+        return None
     try:
         from tournaments.scoring import game_seat_scores  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # the tournaments app has no scoring yet
@@ -559,6 +562,7 @@ _LEFT = Alignment(horizontal="left", vertical="center", wrap_text=True)
 _LEFT_NOWRAP = Alignment(horizontal="left", vertical="center")
 
 STYLE_SPECS: dict[str, dict[str, Any]] = {
+    "plain": {},
     "title": {"font": Font(name=_FONT, size=14, bold=True), "alignment": Alignment(horizontal="center", vertical="center")},
     "label": {"font": Font(name=_FONT, size=9, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _GREY},
     "value": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX},
@@ -576,12 +580,33 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "section": {"font": Font(name=_FONT, size=11, bold=True), "alignment": _LEFT_NOWRAP},
     "time": {"font": Font(name=_FONT, size=9), "alignment": _CENTER, "border": _BOX, "number_format": "hh:mm:ss"},
     "small": {"font": Font(name=_FONT, size=8), "alignment": _LEFT, "border": _BOX},
-    "undone": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _LEFT, "border": _BOX},
-    "undone_c": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _CENTER, "border": _BOX},
+    # The journal: one line per action, no wrapping (rows keep their height).
+    "log": {"font": Font(name=_FONT, size=9), "alignment": _LEFT_NOWRAP, "border": _BOX},
+    "log_c": {"font": Font(name=_FONT, size=9), "alignment": Alignment(horizontal="center", vertical="center"), "border": _BOX},
+    "log_small": {"font": Font(name=_FONT, size=7, color="404040"), "alignment": _LEFT_NOWRAP, "border": _BOX},
+    "undone": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _LEFT_NOWRAP, "border": _BOX},
+    "undone_c": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": Alignment(horizontal="center", vertical="center"), "border": _BOX},
     "undone_time": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _CENTER, "border": _BOX, "number_format": "hh:mm:ss"},
     "undone_note": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
+    "note": {"font": Font(name=_FONT, size=8, italic=True), "alignment": Alignment(horizontal="left", vertical="top", wrap_text=True), "border": _BOX},
     "sign": {"font": Font(name=_FONT, size=10), "border": Border(bottom=_MEDIUM)},
 }
+
+
+class _SharedStyle(StyleArray):
+    """A StyleArray shared by many cells: its hash is computed once (openpyxl
+    hashes a cell's style twice for every cell it writes)."""
+
+    _hash: int
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
+def _shared(arr: StyleArray) -> _SharedStyle:
+    shared = _SharedStyle(arr)
+    shared._hash = hash(tuple(shared))  # the same hash as an equal StyleArray
+    return shared
 
 
 class _Styles:
@@ -599,7 +624,7 @@ class _Styles:
             tmp = Cell(_DummySheet(self._workbook))
             for attr, value in STYLE_SPECS[name].items():
                 setattr(tmp, attr, value)
-            arr = tmp._style
+            arr = _shared(tmp._style if tmp._style is not None else StyleArray())
             self._arrays[name] = arr
         return arr
 
@@ -620,6 +645,39 @@ def _styles(workbook: Workbook) -> _Styles:
 # --- a sheet drawn on a grid, then streamed row by row -------------------------------
 
 
+_new_cell = Cell.__new__
+_ILLEGAL = {i: None for i in (*range(0, 9), 11, 12, *range(14, 32))}
+
+
+def _cell(ws: Any, row: int, column: int, value: Any, style: Any) -> Cell:
+    """A Cell built without openpyxl's per-value type guessing (the hot path of
+    a 100-game workbook). Strings are always text: a nickname starting with
+    "=" must never become a formula."""
+    cell = _new_cell(Cell)
+    cell.parent = ws
+    cell.row = row
+    cell.column = column
+    cell._hyperlink = None
+    cell._comment = None
+    cell._style = style
+    if value is None:
+        cell.data_type = "n"
+    elif isinstance(value, str):
+        value = value.translate(_ILLEGAL)
+        cell.data_type = "s"
+    elif isinstance(value, bool):
+        cell.data_type = "b"
+    elif isinstance(value, int | float):
+        cell.data_type = "n"
+    elif isinstance(value, datetime | date):
+        cell.data_type = "d"
+    else:
+        value = str(value)
+        cell.data_type = "s"
+    cell._value = value
+    return cell
+
+
 class _Grid:
     """Cells placed anywhere (the protocol has blocks side by side), then
     written in row order, which write-only mode requires."""
@@ -629,6 +687,7 @@ class _Grid:
         self.merges: list[str] = []
         self.heights: dict[int, float] = {}
         self.max_row = 0
+        self.ncols = 0
 
     def put(self, row: int, col: int, value: Any, style: str | None = None) -> None:
         self.cells.setdefault(row, {})[col] = (value, style)
@@ -646,32 +705,24 @@ class _Grid:
     def write(self, ws: Any, styles: _Styles) -> None:
         for r, height in self.heights.items():
             ws.row_dimensions[r].height = height
-        for ref in self.merges:
-            ws.merged_cells.add(CellRange(ref))
+        # The writer only iterates the merges and makes a MergeCell of each
+        # ref; plain refs spare a CellRange per merge (adding them one by one
+        # to the MultiCellRange is even quadratic).
+        ws.merged_cells = list(self.merges)
         empty: list[Any] = []
         for r in range(1, self.max_row + 1):
             row = self.cells.get(r)
             if not row:
                 ws.append(empty)
                 continue
-            out: list[Any] = []
-            for c in sorted(row):
-                value, style = row[c]
-                cell = Cell(ws, row=r, column=c, value=value)
-                if style is not None:
-                    cell._style = styles.array(style)
-                out.append(cell)
-            ws.append(out)
+            ws.append([_cell(ws, r, c, row[c][0], styles.array(row[c][1] or "plain")) for c in sorted(row)])
 
 
 def _styled_row(ws: Any, styles: _Styles, values: Sequence[Any], style: str | Sequence[str]) -> list[Any]:
-    out: list[Any] = []
-    for i, value in enumerate(values):
-        name = style if isinstance(style, str) else style[i]
-        cell = Cell(ws, row=1, column=i + 1, value=value)
-        cell._style = styles.array(name)
-        out.append(cell)
-    return out
+    if isinstance(style, str):
+        arr = styles.array(style)
+        return [_cell(ws, 1, i, value, arr) for i, value in enumerate(values, 1)]
+    return [_cell(ws, 1, i, value, styles.array(style[i - 1])) for i, value in enumerate(values, 1)]
 
 
 def _cells_to_row(cells: Sequence[Any], row_idx: int) -> Iterable[Any]:
@@ -871,11 +922,13 @@ def _black_seats(state: GameState) -> list[int]:
 # --- the «Протокол» sheet ----------------------------------------------------------------
 
 # Columns: A № | B player | C role | D–G fouls | H removal | I left | J points |
-# K extra | L Ci | M gap | N vote labels | O–X ten candidate columns.
-_PROTOCOL_WIDTHS = [4.5, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 14, 7, 6, 6, 2, 15] + [4.6] * 10
+# K extra | L Ci | M gap | N vote labels | O… one column per candidate (at
+# least _MIN_CANDIDATE_COLS, so the notes of a Day fit beside its label).
+_PROTOCOL_WIDTHS = [4.5, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 14, 7, 6, 6, 2, 15]
+_CANDIDATE_WIDTH = 5
+_MIN_CANDIDATE_COLS = 6
 _VOTE_LABEL_COL = 14
 _FIRST_CAND_COL = 15
-_LAST_COL = 24
 
 
 @dataclass
@@ -924,9 +977,12 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     state = proto.state
     h = proto.header
     g = _Grid()
+    blocks = _day_blocks(state)
+    g.ncols = max([_MIN_CANDIDATE_COLS, *(len(b.candidates) for b in blocks)])
+    last = _FIRST_CAND_COL + g.ncols - 1
     g.merge(1, 1, 1, 12, L["title"], "title")
     g.heights[1] = 24
-    g.merge(1, _VOTE_LABEL_COL, 1, _LAST_COL, f"{L['game']} #{h.game_id}" + (f" — {h.title}" if h.title else "") if h.game_id else h.title, "section")
+    g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {h.title}" if h.title else "") if h.game_id else h.title, "section")
     # Header: label / value pairs on three rows.
     g.merge(2, 1, 2, 2, L["tournament"], "label")
     g.merge(2, 3, 2, 8, h.tournament, "value_bold")
@@ -956,6 +1012,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     players = state.players or []
     for seat in range(1, 11):
         r = top + 1 + seat
+        g.heights[r] = 16
         role = roles.get(seat, "civilian")
         black = role in ("don", "mafia")
         g.put(r, 1, seat, "td_bold")
@@ -1020,16 +1077,16 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     if proto.error:
         r += 2
         g.merge(r, 1, r, 12, L["replay_error"].format(error=proto.error), "small")
-    _draw_votes(g, state, lang, top)
+    _draw_votes(g, state, blocks, lang, top, last)
     return g
 
 
-def _draw_votes(g: _Grid, state: GameState, lang: str, top: int) -> None:
+def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, top: int, last: int) -> None:
     L = LABELS[lang]
-    lc, fc, last = _VOTE_LABEL_COL, _FIRST_CAND_COL, _LAST_COL
+    lc, fc = _VOTE_LABEL_COL, _FIRST_CAND_COL
     g.merge(top, lc, top, last, L["votes_title"], "th")
     r = top
-    for block in _day_blocks(state):
+    for block in blocks:
         r += 1
         g.put(r, lc, f"{L['day']} {block.day}", "day")
         if not block.candidates:
@@ -1076,18 +1133,28 @@ def _draw_votes(g: _Grid, state: GameState, lang: str, top: int) -> None:
                         g.put(r, c, int(totals.get(seat, 0)), "td_bold")
         r += 1
         g.put(r, lc, L["left_by_vote"], "label")
-        names = ", ".join(_seat_name(state, s) for s in block.leaving) or L["nobody"]
-        notes = "; ".join(L[n] for n in block.notes)
-        g.merge(r, fc, r, last, f"{names} — {notes}" if notes else names, "td_left_mark" if block.leaving else "td_left")
+        # The Day still being played has no outcome yet.
+        in_progress = block.day == state.day and state.phase == "day" and state.status == "running" and not block.leaving
+        names = ", ".join(_seat_name(state, s) for s in block.leaving) or ("—" if in_progress else L["nobody"])
+        g.merge(r, fc, r, last, names, "td_left_mark" if block.leaving else "td_left")
+        if block.notes:
+            r += 1
+            text = "; ".join(L[n] for n in block.notes)
+            g.merge(r, lc, r, last, text, "note")
+            # Rows do not grow by themselves when the file is opened: give a
+            # long note the lines it needs (≈ 1.3 characters of 8 pt per width unit).
+            room = (15 + _CANDIDATE_WIDTH * (last - fc + 1)) * 1.3
+            g.heights[r] = 11.5 * max(1, -(-len(text) // int(room)))
 
 
 def write_protocol_sheet(workbook: Workbook, proto: GameProtocol, lang: str = "ru", title: str | None = None) -> Any:
     lang = normalize_lang(lang)
     ws = _new_sheet(workbook, title or LABELS[lang]["sheet_protocol"])
-    _widths(ws, _PROTOCOL_WIDTHS)
+    grid = _draw_protocol(proto, lang)
+    _widths(ws, [*_PROTOCOL_WIDTHS, *([_CANDIDATE_WIDTH] * grid.ncols)])
     ws.freeze_panes = "A6"
     _page_setup(ws)
-    _draw_protocol(proto, lang).write(ws, _styles(workbook))
+    grid.write(ws, _styles(workbook))
     return ws
 
 
@@ -1357,7 +1424,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
     many = len(protos) > 1
     ws = _new_sheet(workbook, L["sheet_log"])
     head = [L["action_no"], L["time"], L["phase"], L["action"], L["outcome"], L["by"], L["undone"], L["data"]]
-    widths = [5, 10, 13, 48, 22, 10, 13, 40]
+    widths = [5, 9, 26, 52, 24, 10, 16, 60]
     if many:
         head, widths = [L["game"], *head], [8, *widths]
     _widths(ws, widths)
@@ -1365,7 +1432,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
     _page_setup(ws, one_page=False, title_rows="1:1")
     styles = _styles(workbook)
     ws.append(_styled_row(ws, styles, head, "th"))
-    live = ["td", "time", "td", "td_left", "td_left", "td", "td", "small"]
+    live = ["log_c", "time", "log", "log", "log", "log_c", "log_c", "log_small"]
     dead = ["undone_c", "undone_time", "undone_c", "undone", "undone", "undone_c", "undone_note", "undone"]
     if many:
         live, dead = ["td_bold", *live], ["td_bold", *dead]
