@@ -100,6 +100,11 @@ class Standing:
         return self.best_move_blacks / (3 * self.best_moves) if self.best_moves else None
 
     @property
+    def best_move_accuracy_pct(self) -> int | None:
+        acc = self.best_move_accuracy
+        return None if acc is None else round(acc * 100)
+
+    @property
     def role_stats(self) -> list[tuple[str, int, int]]:
         return [(r, *self.roles[r]) for r in ROLES]
 
