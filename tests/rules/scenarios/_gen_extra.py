@@ -516,3 +516,25 @@ def s_f10_day2_removal_then_night2():
 
 
 SCENARIOS += [s_f7_removal_day1_without_vote, s_f10_day2_removal_then_night2]
+
+
+def s_f6_counted_at_moment_of_speech():
+    s = Scenario("F6", "table_size_counted_at_the_moment_of_the_speech",
+                 "F6 'at the moment of that speech': 3 fouls with 5 at the table at the start of Day 1; a removal "
+                 "during the Day leaves 4 before his speech -> 30 s.")
+    s.setup()
+    for seat in (9, 10, 2, 3, 4):
+        s.a("remove", seat=seat)
+    s.to_day1()
+    s.x(step="speech", speaker=1, at_table=[1, 5, 6, 7, 8])
+    for _ in range(3):
+        s.a("foul", seat=7)
+    s.nx()
+    s.x(step="speech", speaker=5)
+    s.a("remove", seat=6)
+    s.nx()
+    s.x(step="speech", speaker=7, speech_seconds=30, at_table=[1, 5, 7, 8])
+    return s
+
+
+SCENARIOS += [s_f6_counted_at_moment_of_speech]
