@@ -1,0 +1,156 @@
+"""Tournament services: participants import, seating into tables, swaps, starting games, the workbook command."""
+
+import io
+import random
+
+import pytest
+from django.core.management import call_command
+from openpyxl import Workbook, load_workbook
+
+from games.models import Game
+from tests.tournaments.helpers import play_random, play_scripted, seated_tournament
+from tournaments import services
+from tournaments.models import Participant, Table, TableSeat
+from tournaments.scoring import game_seat_scores
+
+pytestmark = pytest.mark.django_db
+
+
+def test_parse_pasted_list():
+    text = "1. Alpha\n2) Beta; beta_login\n\n# comment\nGamma\tgamma\n  Delta  \n10. Omega Red"
+    assert services.parse_participants_text(text) == [("Alpha", ""), ("Beta", "beta_login"), ("Gamma", "gamma"), ("Delta", ""), ("Omega Red", "")]
+
+
+def test_parse_csv_and_xlsx():
+    csv_bytes = "Ник;Логин\nАльфа;alpha\nБета;\n".encode("cp1251")
+    assert services.parse_participants_file("list.csv", csv_bytes) == [("Альфа", "alpha"), ("Бета", "")]
+    wb = Workbook()
+    ws = wb.active
+    ws.append(["nickname", "user"])
+    ws.append(["Gamma", None])
+    ws.append([12345, "x"])
+    buf = io.BytesIO()
+    wb.save(buf)
+    assert services.parse_participants_file("list.xlsx", buf.getvalue()) == [("Gamma", ""), ("12345", "x")]
+    with pytest.raises(services.TournamentError):
+        services.parse_participants_file("broken.xlsx", b"not a zip")
+
+
+def test_participants_add_skips_duplicates_and_links_users(host):
+    t = services.tournament_create(name="T", organizer=host)
+    res = services.participants_add(tournament=t, entries=[("Alpha", "host"), ("alpha", ""), ("Beta", "nobody")])
+    assert [p.nickname for p in res.created] == ["Alpha", "Beta"]
+    assert res.existing == ["alpha"] and res.unknown_users == ["nobody"]
+    assert Participant.objects.get(tournament=t, nickname="Alpha").user == host
+
+
+def test_seating_writes_tables_and_keeps_hosts(host):
+    t = seated_tournament(host, [host], players=23, rounds=4)
+    stage = t.stages.get()
+    assert stage.seating_seed == "t-0"
+    assert stage.seating_quality["games_min"] == 3 and stage.seating_quality["games_max"] == 4  # 80 seats for 23
+    assert Table.objects.filter(round__stage=stage).count() == 8
+    assert not Table.objects.filter(round__stage=stage, number=1, host__isnull=True).exists()
+    # Regenerating with the same seed gives the same tables and keeps the hosts.
+    before = list(TableSeat.objects.filter(table__round__stage=stage).order_by("table__round__number", "table__number", "seat_no").values_list("participant__nickname", flat=True))
+    services.stage_generate_seating(stage=stage, rounds=4, seed="t-0")
+    after = list(TableSeat.objects.filter(table__round__stage=stage).order_by("table__round__number", "table__number", "seat_no").values_list("participant__nickname", flat=True))
+    assert before == after
+    assert not Table.objects.filter(round__stage=stage, number=1, host__isnull=True).exists()
+
+
+def test_seating_refused_with_too_few_players_or_after_start(host):
+    t = services.tournament_create(name="T", organizer=host)
+    services.participants_add(tournament=t, entries=[f"P{i}" for i in range(9)])
+    stage = services.stage_create(tournament=t)
+    with pytest.raises(services.TournamentError):
+        services.stage_generate_seating(stage=stage, rounds=2)
+    t2 = seated_tournament(host, [host], players=10, rounds=1)
+    stage2 = t2.stages.get()
+    services.round_start_games(round=stage2.rounds.get(), by=host)
+    with pytest.raises(services.TournamentError):
+        services.stage_generate_seating(stage=stage2, rounds=1)
+
+
+def test_second_stage_balances_against_the_first(host):
+    t = seated_tournament(host, [host], players=20, rounds=5, stages=2)
+    seats = {}
+    for s in TableSeat.objects.filter(table__round__stage__tournament=t).select_related("participant"):
+        seats.setdefault(s.participant.nickname, []).append(s.seat_no)
+    # Ten games each over two stages: each seat at most... mostly once.
+    repeats = sum(len(v) - len(set(v)) for v in seats.values())
+    assert all(len(v) == 10 for v in seats.values())
+    assert repeats <= 20  # blind second stages give ~40+ (see test_seating)
+
+
+def test_swap_within_a_round_and_substitute(host):
+    t = seated_tournament(host, [host, host], players=21, rounds=1)
+    rnd = t.stages.get().rounds.get()
+    t1, t2 = rnd.tables.order_by("number")
+    a = TableSeat.objects.get(table=t1, seat_no=3).participant
+    b = TableSeat.objects.get(table=t2, seat_no=7).participant
+    services.table_seat_set(table=t1, seat_no=3, participant=b)
+    assert TableSeat.objects.get(table=t1, seat_no=3).participant == b
+    assert TableSeat.objects.get(table=t2, seat_no=7).participant == a
+    seated = set(TableSeat.objects.filter(table__round=rnd).values_list("participant_id", flat=True))
+    out = Participant.objects.filter(tournament=t).exclude(pk__in=seated).get()
+    services.table_seat_set(table=t1, seat_no=3, participant=out)  # b sits out now
+    assert TableSeat.objects.get(table=t1, seat_no=3).participant == out
+    assert not TableSeat.objects.filter(table__round=rnd, participant=b).exists()
+
+
+def test_swap_reseats_a_game_in_setup_and_is_refused_once_running(host):
+    t = seated_tournament(host, [host], players=10, rounds=1)
+    rnd = t.stages.get().rounds.get()
+    services.round_start_games(round=rnd, by=host)
+    table = rnd.tables.get()
+    game = Game.objects.get(pk=table.game_id)
+    p1 = TableSeat.objects.get(table=table, seat_no=1).participant
+    p2 = TableSeat.objects.get(table=table, seat_no=2).participant
+    services.table_seat_set(table=table, seat_no=1, participant=p2, by=host)
+    game.refresh_from_db()
+    assert [s.nickname for s in game.seats.order_by("seat_no")][:2] == [p2.nickname, p1.nickname]
+    play_scripted(table)
+    with pytest.raises(services.TournamentError):
+        services.table_seat_set(table=table, seat_no=1, participant=p1, by=host)
+
+
+def test_round_start_creates_games_for_hosts_with_regulations(host, other_user):
+    from games.rules import Regulations
+
+    t = seated_tournament(host, [], players=20, rounds=1)
+    services.tournament_set_regulations(tournament=t, regulations=Regulations(speech=45))
+    rnd = t.stages.get().rounds.get()
+    t1, t2 = rnd.tables.order_by("number")
+    services.table_set_host(table=t1, host=other_user)
+    res = services.round_start_games(round=rnd, by=host)
+    assert [tb.number for tb in res.started] == [1] and res.skipped[0][0].number == 2
+    game = Game.objects.get(pk=res.started[0].game_id)
+    assert game.host == other_user and game.regulations["speech"] == 45
+    assert [s.nickname for s in game.seats.order_by("seat_no")] == [s.participant.nickname for s in t1.seats.order_by("seat_no")]
+    # The organizer may edit the game too (games.permissions uses these names).
+    from games.permissions import user_can_edit_game
+
+    assert user_can_edit_game(host, game) and user_can_edit_game(other_user, game)
+    # Starting again does not create a second game.
+    assert services.round_start_games(round=rnd, by=host).started == []
+
+
+def test_export_command_writes_the_workbook(host, tmp_path):
+    t = seated_tournament(host, [host], players=10, rounds=2)
+    rng = random.Random(3)
+    for rnd in t.stages.get().rounds.all():
+        services.round_start_games(round=rnd, by=host)
+    tables = list(Table.objects.filter(round__stage__tournament=t).order_by("round__number"))
+    play_scripted(tables[0])
+    play_random(tables[1], rng)
+    out = tmp_path / "t.xlsx"
+    call_command("export_tournament_xlsx", str(t.pk), "-o", str(out), stdout=io.StringIO())
+    wb = load_workbook(out)
+    assert wb.sheetnames[0] == "Турнирная таблица"
+    assert len(wb.sheetnames) == 1 + 2
+    # The protocol sheet of the scripted game carries the points of game_seat_scores.
+    scores = game_seat_scores(tables[0].game)
+    assert scores[1]["points"] == 1.0  # Sheriff, red won
+    call_command("export_tournament_xlsx", str(t.pk), "-o", str(out), "--lang", "en", stdout=io.StringIO())
+    assert load_workbook(out).sheetnames[0] == "Standings"
