@@ -33,8 +33,10 @@ they are implemented; in short:
   cutting short the last word of an earlier, non-deciding leaver.
 - W5: ``ppk`` is the offending team; its ``seat`` may be a player who left.
 - F10: "before the result" = on the Day, until its vote has an outcome
-  (someone leaves, the lift fails, V6, V11); the Day-2 exception counts the
-  cancelling removals made on Day 2 itself before its result.
+  (someone leaves, the lift fails, V6, V11); the Day-2 exception applies to
+  a cancelling removal made on Day 2 before its result when Day 2's vote was
+  already cancelled (by a removal on Day 2, or after Day 1's result, or in
+  Night 1).
 - F3/F4 on a last word: the speaker keeps his ``left`` entry; the penalty
   ends his last word and never cancels a vote.
 - V10: a lift voter listed twice is refused, like a double vote (V3).
@@ -939,15 +941,19 @@ def _cancel_vote(s: GameState) -> tuple[int | None, bool]:
     target = day if before_result else day + 1
     newly: int | None = None
     # A vote is cancelled once: a further removal does not move it later.
-    if target not in s.cancelled:
+    already = target in s.cancelled
+    if not already:
         s.cancelled.add(target)
         newly = target
     if before_result and day == 2:
-        # F10: several removals before the result of Day 2 also cancel the
-        # next round's vote. READING: "several" counts the cancelling
-        # removals made on Day 2 itself before its result.
+        # F10: "several players removed before the result of the Day-2 vote":
+        # the nearest vote and the next round's are cancelled. READING (the
+        # F10 INTERP's "a second cancelling removal on Day 2 before its
+        # result"): this removal is made on Day 2 before its result and
+        # Day 2's vote was already cancelled by an earlier cancelling removal
+        # (made on Day 2 itself, or after Day 1's result / in Night 1).
         s.day2_removals += 1
-        if s.day2_removals >= 2 and 3 not in s.cancelled:
+        if already and 3 not in s.cancelled:
             s.cancelled.add(3)
             newly = 3
     stop = before_result and s.step in ("voting", "tie_speech", "lift_vote")

@@ -232,12 +232,25 @@ def test_f10_removal_in_n0_cancels_the_day1_vote() -> None:
 def test_f10_a_cancellation_is_not_moved_to_a_later_day() -> None:
     g = G().to_day1().speeches()
     g.shots({}).do("disqualify", seat=4)  # Night 1: cancels Day 2
-    g.next(2)
-    g.do("disqualify", seat=6)  # Day 2 before result: Day 2 already cancelled, no move
+    g.do("disqualify", seat=6)  # Night 1 again: Day 2 already cancelled, no move (not on Day 2)
     assert [p["cancels_vote_day"] for p in g.s.record.penalties] == [2, None]
+    g.next(2)
     g.speeches({2: 3, 3: 5}).expect(step="mafia_shot", day=2)
     g.night()
     g.speeches({3: 5, 5: 7}).expect(step="voting", day=3)
+
+
+def test_f10_night1_removal_then_second_on_day2_before_result_cancels_day3() -> None:
+    # F10: "several players removed before the result of the Day-2 vote" —
+    # the INTERP's "second cancelling removal on Day 2 before its result".
+    g = G().to_day1().speeches()
+    g.shots({}).do("disqualify", seat=4)  # Night 1: cancels Day 2
+    g.next(2)
+    g.do("disqualify", seat=6)  # Day 2 before result: the second one, also cancels Day 3
+    assert [p["cancels_vote_day"] for p in g.s.record.penalties] == [2, 3]
+    g.speeches({2: 3, 3: 5}).expect(step="mafia_shot", day=2)
+    g.night()
+    g.speeches().expect(step="mafia_shot", day=3)
 
 
 def test_f10_technical_removal_never_cancels() -> None:
