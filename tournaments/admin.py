@@ -7,10 +7,19 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
-from tournaments.models import ExtraPoints, Participant, Round, ScoringRevision, Stage, Table, TableSeat, Tournament
+from tournaments.models import (
+    ExtraPoints,
+    Participant,
+    Round,
+    ScoringRevision,
+    Stage,
+    Table,
+    TableSeat,
+    Tournament,
+)
 
 
-class OrganizerScoped(admin.ModelAdmin):
+class OrganizerScoped(admin.ModelAdmin):  # type: ignore[type-arg]
     """Non-superusers see and change only the tournaments they organize."""
 
     tournament_path = "tournament"
@@ -22,14 +31,14 @@ class OrganizerScoped(admin.ModelAdmin):
         return qs.filter(**{f"{self.tournament_path}__organizers": request.user}).distinct()
 
 
-class ParticipantInline(admin.TabularInline):
+class ParticipantInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Participant
     extra = 0
     fields = ("nickname", "user", "active")
     raw_id_fields = ("user",)
 
 
-class StageInline(admin.TabularInline):
+class StageInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Stage
     extra = 0
     fields = ("name", "order", "seating_seed")
@@ -52,7 +61,7 @@ class TournamentAdmin(OrganizerScoped):
         return qs if request.user.is_superuser else qs.filter(organizers=request.user)
 
 
-class RoundInline(admin.TabularInline):
+class RoundInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Round
     extra = 0
     show_change_link = True
@@ -65,7 +74,7 @@ class StageAdmin(OrganizerScoped):
     inlines = [RoundInline]
 
 
-class TableInline(admin.TabularInline):
+class TableInline(admin.TabularInline):  # type: ignore[type-arg]
     model = Table
     extra = 0
     fields = ("number", "host", "game")
@@ -81,7 +90,7 @@ class RoundAdmin(OrganizerScoped):
     inlines = [TableInline]
 
 
-class TableSeatInline(admin.TabularInline):
+class TableSeatInline(admin.TabularInline):  # type: ignore[type-arg]
     model = TableSeat
     extra = 0
     raw_id_fields = ("participant",)

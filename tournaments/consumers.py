@@ -20,14 +20,14 @@ from tournaments.models import Tournament
 CLOSE_NOT_FOUND = 4404
 
 
-@database_sync_to_async
+@database_sync_to_async  # type: ignore[untyped-decorator]
 def _snapshot(tournament_id: int) -> dict[str, str] | None:
     if not Tournament.objects.filter(pk=tournament_id).exists():
         return None
     return live.standings_fragments(tournament_id)
 
 
-class StandingsConsumer(AsyncWebsocketConsumer):
+class StandingsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def connect(self) -> None:
         self.tournament_id = int(self.scope["url_route"]["kwargs"]["tournament_id"])
         raw = self.scope.get("query_string", b"")

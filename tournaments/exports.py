@@ -20,7 +20,7 @@ from games.models import GameStatus
 from tournaments import standings as st
 from tournaments.models import Table, Tournament
 
-LABELS = {
+LABELS: dict[str, dict[str, Any]] = {
     "ru": {
         "sheet": "Турнирная таблица",
         "title": "Турнирная таблица",

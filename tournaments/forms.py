@@ -174,8 +174,8 @@ class PolicyForm(forms.Form):
                 for i, v in enumerate(policy.best_move):
                     data[f"best_move_{i}"] = v
             elif f.name == "tiebreakers":
-                for i, v in enumerate(policy.tiebreakers[:TIEBREAKER_SLOTS]):
-                    data[f"tiebreaker_{i}"] = v
+                for i, key in enumerate(policy.tiebreakers[:TIEBREAKER_SLOTS]):
+                    data[f"tiebreaker_{i}"] = key
             else:
                 data[f.name] = getattr(policy, f.name)
         return data

@@ -152,7 +152,7 @@ class ScoringPolicy:
                 continue
             if key == "best_move":
                 if isinstance(value, Mapping):  # {"2": 0.25, "3": 0.5}
-                    value = [value.get(str(i), value.get(i, 0)) for i in range(4)]  # type: ignore[call-overload]
+                    value = [value.get(str(i), value.get(i, 0)) for i in range(4)]
                 kwargs[key] = tuple(value)
             elif key in ("ci_enabled", "ci_counts_black_shots"):
                 if not isinstance(value, bool):

@@ -169,19 +169,19 @@ def generate(
     # (a few seeded attempts when there is one; the lowest Σ c² wins).
     best: tuple[int, list[list[list[int]]], list[list[int]]] | None = None
     for _ in range(max(1, int(6 * effort)) if history else 1):
-        attempt = [[list(t) for t in r] for r in out_rounds]
+        trial = [[list(tbl) for tbl in rnd] for rnd in out_rounds]
         counts = [list(c) for c in seatc]
-        _color_seats(attempt, table_size, rng, counts)
-        for r in attempt:
-            for t in r:
-                for s, a in enumerate(t):
-                    counts[a][s] += 1
+        _color_seats(trial, table_size, rng, counts)
+        for rnd in trial:
+            for tbl in rnd:
+                for seat, who in enumerate(tbl):
+                    counts[who][seat] += 1
         if history:
-            _kempe_improve(attempt, counts, table_size)
-        _polish_seats(attempt, counts, rng)
-        score = sum(c * c for row in counts for c in row)
+            _kempe_improve(trial, counts, table_size)
+        _polish_seats(trial, counts, rng)
+        score = sum(c * c for crow in counts for c in crow)
         if best is None or score < best[0]:
-            best = (score, attempt, counts)
+            best = (score, trial, counts)
     assert best is not None
     out_rounds = best[1]
     return Schedule(
@@ -234,7 +234,7 @@ def measure(players: Sequence[Hashable], rounds: Sequence[Sequence[Sequence[Any]
     games = [0] * p
     seatc = [[0] * table_size for _ in range(p)]
     pairs: dict[tuple[int, int], int] = {}
-    all_tables = [t for t in history] + [t for r in rounds for t in r]
+    all_tables = list(history) + [t for r in rounds for t in r]
     for table in all_tables:
         known = [(s, idx[k]) for s, k in enumerate(table) if k in idx]
         for s, a in known:
@@ -440,7 +440,7 @@ def _kempe_improve(rounds: list[list[list[int]]], seatc: list[list[int]], size: 
         for alpha, beta in pairs:
             parent = list(range(len(tables)))
 
-            def find(i: int) -> int:
+            def find(i: int, parent: list[int] = parent) -> int:
                 while parent[i] != i:
                     parent[i] = parent[parent[i]]
                     i = parent[i]

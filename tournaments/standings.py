@@ -21,8 +21,22 @@ from typing import Any
 
 from games.models import GameStatus, Penalty, SeatResult
 from games.rules.regulations import Regulations
-from tournaments.models import ExtraPoints, Participant, Stage, Table, TableSeat, Tournament
-from tournaments.scoring import TIEBREAKERS, ZERO, Line, ScoringPolicy, SeatScore, score_lines
+from tournaments.models import (
+    ExtraPoints,
+    Participant,
+    Stage,
+    Table,
+    TableSeat,
+    Tournament,
+)
+from tournaments.scoring import (
+    TIEBREAKERS,
+    ZERO,
+    Line,
+    ScoringPolicy,
+    SeatScore,
+    score_lines,
+)
 
 ROLES = ("sheriff", "don", "mafia", "civilian")
 
@@ -106,7 +120,7 @@ class Standing:
 
     @property
     def role_stats(self) -> list[tuple[str, int, int]]:
-        return [(r, *self.roles[r]) for r in ROLES]
+        return [(r, self.roles[r][0], self.roles[r][1]) for r in ROLES]
 
     def metric(self, key: str) -> Any:
         if key == "sheriff_wins":
@@ -137,7 +151,7 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game
         tables = tables.filter(round__stage=stage)
     info: dict[int, dict[str, Any]] = {}
     for t in tables.values("id", "game_id", "number", "round__number", "round__stage_id", "round__stage__order", "round__stage__name"):
-        info[t["game_id"]] = t
+        info[t["game_id"]] = dict(t)
     if not info:
         return [], info
     table_ids = [t["id"] for t in info.values()]
@@ -158,9 +172,9 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game
         by_game[r["game_id"]].append(r)
     lines: list[Line] = []
     for game_id, rows in by_game.items():
-        t = info[game_id]
-        players = _match(rows, seats.get(t["id"], []))
-        order = (t["round__stage__order"], t["round__stage_id"], t["round__number"], t["number"])
+        tinfo = info[game_id]
+        players = _match(rows, seats.get(tinfo["id"], []))
+        order = (tinfo["round__stage__order"], tinfo["round__stage_id"], tinfo["round__number"], tinfo["number"])
         for r in rows:
             extra, comment = extras.get((game_id, r["seat_no"]), (ZERO, ""))
             lines.append(
@@ -168,7 +182,7 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game
                     game_id=game_id,
                     seat_no=r["seat_no"],
                     player=players.get(r["seat_no"]) or ("nick", r["nickname"]),
-                    stage=t["round__stage_id"],
+                    stage=tinfo["round__stage_id"],
                     order=order,
                     role=r["role"],
                     team=r["team"],

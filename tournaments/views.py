@@ -38,7 +38,15 @@ from tournaments.forms import (
     TournamentCreateForm,
     TournamentSettingsForm,
 )
-from tournaments.models import ExtraPoints, Participant, Round, Stage, Table, TableSeat, Tournament
+from tournaments.models import (
+    ExtraPoints,
+    Participant,
+    Round,
+    Stage,
+    Table,
+    TableSeat,
+    Tournament,
+)
 from tournaments.scoring import PRESETS, ScoringPolicy, preset
 
 # --- access ------------------------------------------------------------------------------------
@@ -272,7 +280,7 @@ def _round_context(request: HttpRequest, t: Tournament, rnd: Round, **extra: Any
     rows = []
     for tb in tables:
         by_seat = {s.seat_no: s.participant for s in tb.seats.all()}
-        rows.append({"table": tb, "seats": [(n, by_seat.get(n)) for n in range(1, 11)], "locked": bool(tb.game_id and tb.game.status != "setup")})
+        rows.append({"table": tb, "seats": [(n, by_seat.get(n)) for n in range(1, 11)], "locked": tb.game is not None and tb.game.status != "setup"})
     return {
         "tournament": t,
         "round": rnd,

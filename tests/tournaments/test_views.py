@@ -20,7 +20,7 @@ def test_dashboard_stage_round_pages_render(client, host, t):
     client.force_login(host)
     stage = t.stages.get()
     rnd = stage.rounds.first()
-    for url in (f"/tournaments/", f"/tournaments/{t.pk}/", f"/tournaments/{t.pk}/stages/{stage.pk}/", f"/tournaments/{t.pk}/rounds/{rnd.pk}/", f"/tournaments/{t.pk}/scoring/", f"/tournaments/{t.pk}/settings/", "/tournaments/new/"):
+    for url in ("/tournaments/", f"/tournaments/{t.pk}/", f"/tournaments/{t.pk}/stages/{stage.pk}/", f"/tournaments/{t.pk}/rounds/{rnd.pk}/", f"/tournaments/{t.pk}/scoring/", f"/tournaments/{t.pk}/settings/", "/tournaments/new/"):
         r = client.get(url)
         assert r.status_code == 200, url
 
