@@ -483,13 +483,16 @@ def _scores_for(game: Any) -> dict[int, dict[str, Any]] | None:
     return {int(k): dict(v) for k, v in result.items()} if result else None
 
 
-def _local_naive(value: datetime | None) -> datetime | None:
+def _local_naive(value: datetime | None, tz: Any = None) -> datetime | None:
+    """Local wall time without tzinfo (Excel has no time zones)."""
     if value is None:
         return None
-    from django.utils import timezone
+    if value.tzinfo is not None:
+        if tz is None:
+            from django.utils import timezone
 
-    if timezone.is_aware(value):
-        value = timezone.localtime(value)
+            tz = timezone.get_current_timezone()
+        value = value.astimezone(tz)
     return value.replace(tzinfo=None, microsecond=0)
 
 
@@ -502,40 +505,35 @@ def collect_protocols(
     """Protocols of the given games (objects or ids), in the given order.
 
     Two queries for any number of games (games joined with host and
-    tournament table; all their actions joined with their authors), plus
-    what ``tournaments.scoring`` needs when ``scores`` is not given."""
-    from django.db.models import Prefetch
+    tournament table; then all their actions as plain rows — model instances
+    for thousands of actions would cost more than the workbook), plus what
+    ``tournaments.scoring`` needs for tournament games when ``scores`` is not
+    given."""
+    from django.utils import timezone
 
     from games.models import Game, GameAction
 
     ids = [g if isinstance(g, int) else int(g.pk) for g in games]
-    actions = GameAction.objects.order_by("seq").select_related("created_by").only(
-        "id", "game_id", "seq", "payload", "created_at", "undone_at", "created_by__username"
+    by_id = {g.pk: g for g in Game.objects.filter(pk__in=ids).select_related("host", *_tournament_select_related())}
+    rows = (
+        GameAction.objects.filter(game_id__in=list(by_id))
+        .order_by("game_id", "seq")
+        .values_list("game_id", "seq", "payload", "created_at", "undone_at", "created_by__username")
     )
-    qs = (
-        Game.objects.filter(pk__in=ids)
-        .select_related("host", *_tournament_select_related())
-        .prefetch_related(Prefetch("actions", queryset=actions, to_attr="export_actions"))
-    )
-    by_id = {g.pk: g for g in qs}
+    tz = timezone.get_current_timezone()
+    entries: dict[int, list[LogEntry]] = {}
+    for game_id, seq, payload, created_at, undone_at, username in rows:
+        entries.setdefault(game_id, []).append(
+            LogEntry(seq=seq, payload=payload, created_at=_local_naive(created_at, tz), by=username or "", undone_at=_local_naive(undone_at, tz))
+        )
     out = []
     for game_id in ids:
         game = by_id.get(game_id)
         if game is None:
             raise Game.DoesNotExist(f"game {game_id} does not exist")
-        entries = [
-            LogEntry(
-                seq=a.seq,
-                payload=a.payload,
-                created_at=_local_naive(a.created_at),
-                by=a.created_by.username if a.created_by_id else "",
-                undone_at=_local_naive(a.undone_at),
-            )
-            for a in game.export_actions
-        ]
         regulations = Regulations.from_dict(game.regulations) if game.regulations else None
         game_scores = scores.get(game_id) if scores is not None else _scores_for(game)
-        out.append(prepare_protocol(header=_header_for(game), entries=entries, regulations=regulations, scores=game_scores, journal=journal))
+        out.append(prepare_protocol(header=_header_for(game), entries=entries.get(game_id, []), regulations=regulations, scores=game_scores, journal=journal))
     return out
 
 
