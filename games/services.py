@@ -10,6 +10,7 @@ write games, actions or projection rows themselves.
 from __future__ import annotations
 
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -76,8 +77,30 @@ def game_regulations(game: Game) -> Regulations:
 
 
 def game_state(game: Game) -> GameState:
-    """The engine state of a game: a replay of its active actions (≈2 ms)."""
-    return replay(game.action_payloads(), game_regulations(game))
+    """The engine state of a game at its current revision.
+
+    A replay of its active actions, memoized per process by (game, revision):
+    the revision changes with every recorded or undone action, so a cached
+    state is never stale, and a worker that missed a change simply replays.
+    Callers get a copy, so nobody can alter the cached one.
+    """
+    key = (game.pk, game.seq)
+    cached = _STATE_CACHE.get(key)
+    if cached is None:
+        cached = replay(game.action_payloads(), game_regulations(game))
+        _remember_state(key, cached)
+    return cached.copy()
+
+
+_STATE_CACHE: OrderedDict[tuple[int, int], GameState] = OrderedDict()
+_STATE_CACHE_SIZE = 256
+
+
+def _remember_state(key: tuple[int, int], state: GameState) -> None:
+    _STATE_CACHE[key] = state
+    _STATE_CACHE.move_to_end(key)
+    while len(_STATE_CACHE) > _STATE_CACHE_SIZE:
+        _STATE_CACHE.popitem(last=False)
 
 
 # --- writing -----------------------------------------------------------------
@@ -122,6 +145,9 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
         _project_new_entries(locked, after, {index: stored})
         _sync_after_change(locked, before, after)
         _schedule_broadcast(locked)
+        # Cached only once committed: a rolled-back transaction leaves no trace.
+        key = (locked.pk, locked.seq)
+        transaction.on_commit(lambda: _remember_state(key, after.copy()))
     _copy_fields(locked, game)
     return Outcome(game=game, state=after, action=stored)
 
