@@ -84,7 +84,7 @@ def game_state(game: Game) -> GameState:
     state is never stale, and a worker that missed a change simply replays.
     Callers get a copy, so nobody can alter the cached one.
     """
-    key = (game.pk, game.seq)
+    key = _state_key(game)
     cached = _STATE_CACHE.get(key)
     if cached is None:
         cached = replay(game.action_payloads(), game_regulations(game))
@@ -92,11 +92,17 @@ def game_state(game: Game) -> GameState:
     return cached.copy()
 
 
-_STATE_CACHE: OrderedDict[tuple[int, int], GameState] = OrderedDict()
+_STATE_CACHE: OrderedDict[tuple[int, int, float], GameState] = OrderedDict()
 _STATE_CACHE_SIZE = 256
 
 
-def _remember_state(key: tuple[int, int], state: GameState) -> None:
+def _state_key(game: Game) -> tuple[int, int, float]:
+    # created_at tells apart two games that got the same pk (SQLite may reuse
+    # the pk of a deleted game); seq tells apart two revisions of one game.
+    return (game.pk, game.seq, game.created_at.timestamp() if game.created_at else 0.0)
+
+
+def _remember_state(key: tuple[int, int, float], state: GameState) -> None:
     _STATE_CACHE[key] = state
     _STATE_CACHE.move_to_end(key)
     while len(_STATE_CACHE) > _STATE_CACHE_SIZE:
@@ -146,7 +152,7 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
         _sync_after_change(locked, before, after)
         _schedule_broadcast(locked)
         # Cached only once committed: a rolled-back transaction leaves no trace.
-        key = (locked.pk, locked.seq)
+        key = _state_key(locked)
         transaction.on_commit(lambda: _remember_state(key, after.copy()))
     _copy_fields(locked, game)
     return Outcome(game=game, state=after, action=stored)
@@ -167,10 +173,14 @@ def game_undo_last_action(*, game: Game, expected_seq: int | None, by: Any) -> O
         last.save(update_fields=["undone_at", "undone_by"])
         for model in (Nomination, Vote, Penalty, NightAction):
             model.objects.filter(action=last).delete()
-        after = game_state(locked)
+        # A fresh replay: the cache holds states by revision, and the revision
+        # only moves on below.
+        after = replay(locked.action_payloads(), game_regulations(locked))
         locked.seq += 1
         _sync_after_change(locked, before, after)
         _schedule_broadcast(locked)
+        key = _state_key(locked)
+        transaction.on_commit(lambda: _remember_state(key, after.copy()))
     _copy_fields(locked, game)
     return Outcome(game=game, state=after, action=last)
 
