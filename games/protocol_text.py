@@ -19,13 +19,16 @@ Every user-visible text goes through gettext with the Russian text as msgid
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
+from html import escape
 from typing import Any
 
 from django.utils.translation import get_language, gettext, pgettext
 
-from games.rules import GameState, Regulations, RuleViolation, apply, new_state
+from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
 
 # The separator line of V1, exactly as the regulations print it.
 VOTE_LINE = "--------------"
@@ -254,10 +257,17 @@ class ProtocolLine:
     text: str
     kind: str  # the action's `do`
     minor: bool = False  # a plain `next`: shown muted
+    action: dict[str, Any] | None = None
 
     @property
     def full(self) -> str:
         return f"{self.when}: {self.text}" if self.when else self.text
+
+    @cached_property
+    def html(self) -> str:
+        """The line as an <li> of the console's protocol (built once; lines are cached)."""
+        cls = f"pl pl-{self.kind}" + (" is-minor" if self.minor else "")
+        return f'<li class="{cls}"><span class="pl-when">{escape(self.when)}:</span> {escape(self.text)}</li>'
 
 
 @dataclass
@@ -267,20 +277,81 @@ class Replayed:
     error: RuleViolation | None = None  # a stored log the engine now refuses (should never happen)
 
 
-def replay_lines(actions: list[dict[str, Any]], regulations: Regulations | None = None, seqs: list[int] | None = None) -> Replayed:
-    """Apply the actions one by one, describing each: the final state and the lines."""
-    state = new_state(regulations)
-    out = Replayed(state=state)
-    for i, action in enumerate(actions):
-        before = state
+class _Before:
+    """What `describe` reads of the state before an action (cheaper than a copy)."""
+
+    __slots__ = ("status", "day", "phase", "step", "speaker", "speech_seconds", "left", "winner", "victim", "players")
+
+    def __init__(self, s: GameState) -> None:
+        self.status, self.day, self.phase, self.step = s.status, s.day, s.phase, s.step
+        self.speaker, self.speech_seconds, self.winner, self.victim = s.speaker, s.speech_seconds, s.winner, s.victim
+        self.left = list(s.left)
+        self.players = s.players
+
+
+# Lines and final state of recent games, per process: a log only grows at its
+# end (undo drops the last action; a new action gets a new seq), so the lines
+# of the longest prefix with the same action seqs are still right, and when
+# that prefix is the whole cached log its final state is the state to go on
+# from. Keyed by game, language and regulations.
+@dataclass
+class _Cached:
+    lines: list[ProtocolLine]
+    state: GameState
+
+
+_CACHE: OrderedDict[tuple[Any, ...], _Cached] = OrderedDict()
+_CACHE_SIZE = 128
+
+
+def replay_lines(
+    actions: list[dict[str, Any]] | Callable[[int], list[dict[str, Any]]],
+    regulations: Regulations | None = None,
+    seqs: list[int] | None = None,
+    cache_key: Any = None,
+) -> Replayed:
+    """Apply the actions one by one, describing each: the final state and the lines.
+
+    `actions` may be a function giving the actions from an index on, so that
+    a cached game loads only its new actions. With `cache_key` and `seqs`,
+    what was described before for the same leading actions is reused. The
+    returned state must not be mutated (it may be shared with the cache)."""
+    key = (cache_key, get_language(), repr(regulations.to_dict()) if regulations else None) if cache_key is not None and seqs is not None else None
+    entry = _CACHE.get(key) if key else None
+    reuse = 0
+    if entry is not None and seqs is not None:
+        for line, seq in zip(entry.lines, seqs, strict=False):
+            if line.seq != seq:
+                break
+            reuse += 1
+    if entry is not None and reuse == len(entry.lines):
+        # The cached log is a prefix of this one: go on from its final state.
+        state = entry.state.copy()
+        tail = actions(reuse) if callable(actions) else actions[reuse:]
+        start = reuse
+    else:
+        state = new_state(regulations)
+        tail = actions(0) if callable(actions) else actions
+        start = 0
+    out = Replayed(state=state, lines=list(entry.lines[:reuse]) if entry else [])
+    for offset, action in enumerate(tail):
+        i = start + offset
+        if i < reuse:
+            apply_in_place(state, action)
+            continue
+        before = _Before(state)
         try:
-            state = apply(before, action)
+            apply_in_place(state, action)
         except RuleViolation as exc:  # pragma: no cover - a corrupt log; keep the page usable
             out.error = exc
             break
-        when, text, minor = describe(action, before, state, i)
-        out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor))
-    out.state = state
+        when, text, minor = describe(action, before, state, i)  # type: ignore[arg-type]
+        out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action))
+    if key is not None and out.error is None:
+        _CACHE[key] = _Cached(out.lines, state.copy())
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
     return out
 
 

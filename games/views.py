@@ -23,6 +23,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -165,8 +166,8 @@ def game_undo(request: HttpRequest, pk: int) -> HttpResponse:
         if expected is None:
             raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
         # Name what is undone, in the protocol's words, before it disappears.
-        rows = list(game.active_actions().values_list("payload", flat=True))
-        what = pt.replay_lines(rows, services.game_regulations(game)).lines[-1].full if rows else ""
+        lines = replayed(game)[0].lines
+        what = lines[-1].full if lines else ""
         services.game_undo_last_action(game=game, expected_seq=expected, by=request.user)
     except ActionFormError as exc:
         return _console_response(request, game, error=pt.violation_text(exc), status=422)
@@ -196,7 +197,8 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
     if command in ("timeout", "end_timeout"):
         # D8 changes the banner and the controls as well as the clock.
         return _console_response(request, game)
-    return render(request, f"{CONSOLE}#clock", {"game": game, "clock": clock_context(game)})
+    urls = {"clock": reverse("games:clock", args=[game.pk])}
+    return render(request, f"{CONSOLE}#clock", {"game": game, "clock": clock_context(game), "urls": urls})
 
 
 @host_required
@@ -301,12 +303,25 @@ def _page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
     }
 
 
+def replayed(game: Game) -> tuple[pt.Replayed, list[int]]:
+    """The game's state and protocol lines, reusing what this process saw before."""
+    seqs = list(game.active_actions().values_list("seq", flat=True))
+
+    def load(start: int) -> list[dict[str, Any]]:
+        # Only the actions the cache has not seen are read (and JSON-decoded).
+        if start >= len(seqs):
+            return []
+        return list(game.active_actions().filter(seq__gte=seqs[start]).values_list("payload", flat=True))
+
+    # created_at too: a test database that rolls back may give a new game an old pk.
+    return pt.replay_lines(load, services.game_regulations(game), seqs, cache_key=(game.pk, game.created_at)), seqs
+
+
 def console_context(game: Game) -> dict[str, Any]:
     """Everything the console fragment shows, from one replay of the log."""
-    rows = list(game.active_actions().values_list("seq", "payload", "created_at"))
-    payloads = [r[1] for r in rows]
-    rep = pt.replay_lines(payloads, services.game_regulations(game), [r[0] for r in rows])
+    rep, seqs = replayed(game)
     state = rep.state
+    last_action = rep.lines[-1].action if rep.lines else None
     legal = legal_actions(state)
     by_do: dict[str, dict[str, Any]] = {}
     for a in legal:
@@ -355,8 +370,12 @@ def console_context(game: Game) -> dict[str, Any]:
             }
         )
     step = state.step if state.status == "running" else state.status
+    pk = game.pk
     ctx: dict[str, Any] = {
         "game": game,
+        # Reversed once here, not per tile in the template.
+        "urls": {name: reverse(f"games:{view}", args=[pk]) for name, view in (("act", "act"), ("undo", "undo"), ("clock", "clock"), ("fragment", "console_fragment"))},
+        "running": state.status == "running",
         "state": state,
         "public": state.public_dict(),
         "seats": seats,
@@ -366,16 +385,18 @@ def console_context(game: Game) -> dict[str, Any]:
         "can_next": "next" in by_do,
         "next_label": pt.next_label(state),
         "lines": rep.lines,
-        "lines_recent_first": list(reversed(rep.lines)),
+        # Built in Python: the template loop over a long protocol was the
+        # slowest part of the fragment.
+        "protocol_html": mark_safe("".join(line.html for line in reversed(rep.lines))),  # noqa: S308 - escaped in ProtocolLine.html
         "last_line": rep.lines[-1] if rep.lines else None,
-        "chat": pt.chat_lines(state, payloads[-1] if payloads else None),
+        "chat": pt.chat_lines(state, last_action),
         "clock": clock_context(game),
         "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
         "nominate_by": nominate["by"] if nominate else None,
         "replay_error": pt.violation_text(rep.error) if rep.error else "",
     }
     ctx.update(_panel_context(state, by_do, seats, roles))
-    ctx.update(_side_context(state, by_do, rows))
+    ctx.update(_side_context(game, state, by_do, last_action, seqs))
     return ctx
 
 
@@ -440,7 +461,7 @@ def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dic
     return ctx
 
 
-def _side_context(state: Any, by_do: dict[str, dict[str, Any]], rows: list[tuple[int, dict[str, Any], Any]]) -> dict[str, Any]:
+def _side_context(game: Game, state: Any, by_do: dict[str, dict[str, Any]], last_action: dict[str, Any] | None, seqs: list[int]) -> dict[str, Any]:
     """Winks (N12), technical pauses (D7), undo."""
     r = state.regulations
     wink = by_do.get("wink")
@@ -461,14 +482,14 @@ def _side_context(state: Any, by_do: dict[str, dict[str, Any]], rows: list[tuple
         "player_game_limit": r.tech_pauses_per_player_game,
     }
     running_pause = None
-    if rows and rows[-1][1].get("do") == "tech_pause":
-        elapsed = (timezone.now() - rows[-1][2]).total_seconds() * 1000
+    if last_action and last_action.get("do") == "tech_pause":
+        # D7: the pause runs from when it was recorded (the server's time).
+        created = game.actions.filter(seq=seqs[-1]).values_list("created_at", flat=True).first()
+        elapsed = (timezone.now() - created).total_seconds() * 1000 if created else 0
         remaining = max(0, int(r.tech_pause * 1000 - elapsed))
         if remaining > 0:
-            running_pause = {"seat": rows[-1][1].get("seat"), "remaining_ms": remaining, "text": _mmss(remaining)}
-    undo = None
-    if rows:
-        undo = {"seq": rows[-1][0]}
+            running_pause = {"seat": last_action.get("seat"), "remaining_ms": remaining, "text": _mmss(remaining)}
+    undo = {"seq": seqs[-1]} if seqs else None
     counts = Counter(p.get("seat") for p in state.record.penalties if p.get("kind") == "warning")
     return {
         "winkers": winkers,
