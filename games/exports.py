@@ -156,7 +156,7 @@ LABELS: dict[str, dict[str, str]] = {
         "p_disqualify": "Дисквалифицирующий фол",
         "p_remove": "Удаление (техническое)",
         "p_ppk": "ППК",
-        "removed_how": "удалён: {how}",
+        "removed_how": "покинул игру: {how}",
         "cancels_vote": "отменяет голосование Дня {day}",
         "replay_error": "Ошибка протокола: {error}",
         "note_vote_cancelled": "голосование отменено (F7–F10)",
@@ -256,7 +256,7 @@ LABELS: dict[str, dict[str, str]] = {
         "p_disqualify": "Disqualifying foul",
         "p_remove": "Removal (technical)",
         "p_ppk": "ППК",
-        "removed_how": "removed: {how}",
+        "removed_how": "left the game: {how}",
         "cancels_vote": "cancels the vote of Day {day}",
         "replay_error": "Protocol error: {error}",
         "note_vote_cancelled": "vote cancelled (F7–F10)",
@@ -580,9 +580,11 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "small": {"font": Font(name=_FONT, size=8), "alignment": _LEFT, "border": _BOX},
     # The journal: one line per action, no wrapping (rows keep their height).
     "log": {"font": Font(name=_FONT, size=9), "alignment": _LEFT_NOWRAP, "border": _BOX},
+    "log_wrap": {"font": Font(name=_FONT, size=9), "alignment": _LEFT, "border": _BOX},
     "log_c": {"font": Font(name=_FONT, size=9), "alignment": Alignment(horizontal="center", vertical="center"), "border": _BOX},
     "log_small": {"font": Font(name=_FONT, size=7, color="404040"), "alignment": _LEFT_NOWRAP, "border": _BOX},
-    "undone": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _LEFT_NOWRAP, "border": _BOX},
+    "undone": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _LEFT, "border": _BOX},
+    "undone_data": {"font": Font(name=_FONT, size=7, italic=True, strike=True, color="808080"), "alignment": _LEFT_NOWRAP, "border": _BOX},
     "undone_c": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": Alignment(horizontal="center", vertical="center"), "border": _BOX},
     "undone_time": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _CENTER, "border": _BOX, "number_format": "hh:mm:ss"},
     "undone_note": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
@@ -721,6 +723,27 @@ def _styled_row(ws: Any, styles: _Styles, values: Sequence[Any], style: str | Se
         arr = styles.array(style)
         return [_cell(ws, 1, i, value, arr) for i, value in enumerate(values, 1)]
     return [_cell(ws, 1, i, value, styles.array(style[i - 1])) for i, value in enumerate(values, 1)]
+
+
+class _Rows:
+    """Appends styled rows to a write-only sheet and counts them, so that a row
+    whose wrapped text needs several lines gets its height before it is
+    written (rows do not grow by themselves when the file is opened)."""
+
+    def __init__(self, ws: Any, styles: _Styles, widths: Sequence[float]) -> None:
+        self.ws, self.styles, self.widths, self.count = ws, styles, list(widths), 0
+
+    def add(self, values: Sequence[Any], style: str | Sequence[str] = "td", wrap: Sequence[int] = ()) -> None:
+        self.count += 1
+        lines = 1
+        for i in wrap:
+            value = values[i] if i < len(values) else None
+            if isinstance(value, str) and value:
+                per_line = max(1, int(self.widths[i] * 1.05))  # ≈ characters of 9–10 pt per width unit
+                lines = max(lines, -(-len(value) // per_line))
+        if lines > 1:
+            self.ws.row_dimensions[self.count].height = 12.5 * lines
+        self.ws.append(_styled_row(self.ws, self.styles, values, style) if values else [])
 
 
 def _cells_to_row(cells: Sequence[Any], row_idx: int) -> Iterable[Any]:
@@ -960,8 +983,11 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
     for e in _record(state, "events"):
         block = blocks.get(e.get("day"))  # type: ignore[arg-type]
         key = f"note_{e.get('kind')}"
-        if block is not None and key in LABELS["ru"] and key != "note_draw" and key not in block.notes:
-            block.notes.append(key)
+        if block is None or key not in LABELS["ru"] or key in block.notes or key == "note_draw":
+            continue
+        if key == "note_no_nominees" and not block.candidates:
+            continue  # the block already says «нет выставленных»
+        block.notes.append(key)
     for e in state.left:
         if e.get("phase") == "day" and e.get("how") in ("vote", "lift_vote"):
             block = blocks.get(e["day"])
@@ -1171,9 +1197,9 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
     _widths(ws, widths)
     ws.freeze_panes = "C2" if many else "B2"
     _page_setup(ws, one_page=not many, title_rows="1:1")
-    styles = _styles(workbook)
+    rows = _Rows(ws, _styles(workbook), widths)
     ws.row_dimensions[1].height = 28
-    ws.append(_styled_row(ws, styles, head, "th"))
+    rows.add(head, "th")
     row_styles = ["td_bold", "td", "td", "td", "td_left", "td_left", "td", "td_left", "td", "td_left"]
     if many:
         row_styles = ["td_bold", *row_styles]
@@ -1204,7 +1230,7 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
             ]
             if many:
                 values = [f"#{proto.header.game_id}", *values]
-            ws.append(_styled_row(ws, styles, values, row_styles))
+            rows.add(values, row_styles, wrap=range(len(values)))
     return ws
 
 
@@ -1249,25 +1275,25 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
     L = LABELS[lang]
     many = len(protos) > 1
     ws = _new_sheet(workbook, L["sheet_discipline"])
-    widths = [10, 11, 6, 18, 24, 36, 30]
+    widths = [10, 11, 5, 18, 22, 44, 30]
     if many:
         widths = [8, *widths]
     _widths(ws, widths)
     _page_setup(ws, one_page=not many)
-    styles = _styles(workbook)
+    out = _Rows(ws, _styles(workbook), widths)
     lead = [L["game"]] if many else []
 
     def game_cell(proto: GameProtocol) -> list[Any]:
         return [f"#{proto.header.game_id}"] if many else []
 
     def section(title: str, head: list[str], rows: list[tuple[list[Any], list[str]]]) -> None:
-        ws.append(_styled_row(ws, styles, [title], "section"))
-        ws.append(_styled_row(ws, styles, [*lead, *head], "th"))
+        out.add([title], "section")
+        out.add([*lead, *head], "th")
         if not rows:
-            ws.append(_styled_row(ws, styles, [*([""] if many else []), L["none"]], "td_left"))
+            out.add([*([""] if many else []), L["none"]], "td_left")
         for values, style in rows:
-            ws.append(_styled_row(ws, styles, values, style))
-        ws.append([])
+            out.add(values, style, wrap=range(len(values)))
+        out.add([])
 
     penalties: list[tuple[list[Any], list[str]]] = []
     winks: list[tuple[list[Any], list[str]]] = []
@@ -1428,10 +1454,11 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
     _widths(ws, widths)
     ws.freeze_panes = "A2"
     _page_setup(ws, one_page=False, title_rows="1:1")
-    styles = _styles(workbook)
-    ws.append(_styled_row(ws, styles, head, "th"))
-    live = ["log_c", "time", "log", "log", "log", "log_c", "log_c", "log_small"]
-    dead = ["undone_c", "undone_time", "undone_c", "undone", "undone", "undone_c", "undone_note", "undone"]
+    rows = _Rows(ws, _styles(workbook), widths)
+    rows.add(head, "th")
+    live = ["log_c", "time", "log", "log_wrap", "log_wrap", "log_c", "log_c", "log_small"]
+    wrap = (3, 4) if not many else (4, 5)
+    dead = ["undone_c", "undone_time", "undone_c", "undone", "undone", "undone_c", "undone_note", "undone_data"]
     if many:
         live, dead = ["td_bold", *live], ["td_bold", *dead]
     for proto in protos:
@@ -1456,7 +1483,9 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
             ]
             if many:
                 values = [f"#{proto.header.game_id}", *values]
-            ws.append(_styled_row(ws, styles, values, dead if entry.undone else live))
+            rows.add(values, dead if entry.undone else live, wrap=wrap)
+    # The raw JSON column is for machines: it stays in the sheet, off the print.
+    ws.print_area = f"A1:{get_column_letter(len(widths) - 1)}{max(rows.count, 1)}"
     return ws
 
 
