@@ -1,5 +1,7 @@
 """Live standings: game_changed → tournaments.live → group `tournament-<pk>-standings` → the consumer."""
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
@@ -49,6 +51,17 @@ def undo(table):
     game_services.game_undo_last_action(game=table.game, expected_seq=None, by=table.game.host)
 
 
+async def receive_until(comm, needle, timeout=5.0):
+    """The first frame containing `needle`. A shared Redis may carry a stray
+    frame of another test run whose tournament has the same pk (same group)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        frame = await comm.receive_from(timeout=max(0.1, deadline - loop.time()))
+        if needle in frame:
+            return frame
+
+
 async def connect(path):
     comm = WebsocketCommunicator(application, path, headers=ORIGIN)
     connected, _ = await comm.connect(timeout=5)
@@ -65,12 +78,11 @@ async def test_snapshot_then_an_update_when_a_game_finishes_and_when_it_is_reope
     # Running actions push nothing: the standings did not change.
     assert await comm.receive_nothing(timeout=0.3)
     await act(t1, last)  # the game finishes (ППК of black)
-    frame = await comm.receive_from(timeout=5)
-    assert 'data-games="1"' in frame and "Учтена 1 игра." in frame
+    frame = await receive_until(comm, 'data-games="1"')
+    assert "Учтена 1 игра." in frame
     # Roles of a finished game are public; nothing of the running game t2 is sent.
     await undo(t1)  # reopened: the standings lose the game again
-    frame = await comm.receive_from(timeout=5)
-    assert 'data-games="0"' in frame
+    assert 'data-games="0"' in await receive_until(comm, 'data-games="0"')
     await comm.disconnect()
 
 
