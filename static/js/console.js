@@ -23,21 +23,34 @@
     // Forms outside #console (the penalty dialog) do not inherit its hx-vals.
     if (!e.detail.parameters.expected_seq) e.detail.parameters.expected_seq = c.dataset.seq;
   });
+  var busySince = 0;
+  function setBusy(on) {
+    window.consoleBusy = on;
+    busySince = on ? Date.now() : 0;
+    document.body.classList.toggle(BUSY_CLASS, on);
+  }
   document.addEventListener("htmx:beforeRequest", function (e) {
     var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
+    // Never stay stuck: a request that never reported back frees the page.
+    if (window.consoleBusy && Date.now() - busySince > 15000) setBusy(false);
     if (verb === "get") {
       if (window.consoleBusy) e.preventDefault();
       return;
     }
     if (window.consoleBusy) { e.preventDefault(); return; } // a double click is dropped here …
-    window.consoleBusy = true; // … and refused by the revision check if it got through
-    document.body.classList.add(BUSY_CLASS);
+    setBusy(true); // … and refused by the revision check if it got through
+  });
+  // The page is free again as soon as the new console is in place (keys
+  // pressed right after the swap must act on it), or when the request ends
+  // without one.
+  document.addEventListener("htmx:load", function (e) {
+    var el = e.target;
+    if (el && (el.id === "console" || el.id === "clock" || el.id === "share")) setBusy(false);
   });
   document.addEventListener("htmx:afterRequest", function (e) {
     var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
     if (verb === "get") return;
-    window.consoleBusy = false;
-    document.body.classList.remove(BUSY_CLASS);
+    setBusy(false);
     if (!e.detail.successful && !e.detail.xhr.status) flash(gettextish("Нет связи с сервером: действие не записано."));
   });
   document.addEventListener("htmx:responseError", function (e) {

@@ -1,0 +1,193 @@
+"""The host console in a real Chromium against a real server (daphne).
+
+- A host signs in, creates a game and plays the shared example red_win.json
+  by clicks and keys only, from the seating to the result (with one mistake
+  undone by Ctrl+Z); the stored log replays to the example's final state.
+- A reload mid-speech shows the same remaining time as the server's clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from games.rules import replay
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+
+SHARED_DIR = Path(os.environ.get("SHARED_DIR", Path(__file__).resolve().parents[3] / "shared")).resolve()
+EXAMPLE = SHARED_DIR / "protocol-log" / "examples" / "red_win.json"
+SHOTS = Path(os.environ.get("CONSOLE_SCREENSHOTS", "")) if os.environ.get("CONSOLE_SCREENSHOTS") else None
+
+
+def example_actions() -> list[dict]:
+    data = json.loads(EXAMPLE.read_text())
+    return [a for a in data["actions"] if a["do"] != "expect" and not a.get("reject")]
+
+
+def sign_in(page, url: str, user: tuple[str, str]) -> None:
+    page.goto(url + "/accounts/login/")
+    page.fill("#login-form input[name=username]", user[0])
+    page.fill("#login-form input[name=password]", user[1])
+    page.click("#login-submit")
+    page.wait_for_url(re.compile(r".*/games/$"))
+
+
+def seq(page) -> int:
+    return int(page.get_attribute("#console", "data-seq"))
+
+
+def wait_seq(page, n: int) -> None:
+    try:
+        page.wait_for_selector(f'#console[data-seq="{n}"]')
+    except Exception:
+        snap(page, f"failed-waiting-{n}")
+        print("busy:", page.evaluate("window.consoleBusy"), "seq:", seq(page), page.inner_text(".flash-zone"))
+        raise
+
+
+def key_for(seat: int) -> str:
+    return "0" if seat == 10 else str(seat)
+
+
+def snap(page, name: str) -> None:
+    if SHOTS:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def play(page, action: dict) -> None:
+    """One log action by the clicks and keys a host would use."""
+    do = action["do"]
+    if do == "roles":
+        for seat in (action["sheriff"], action["don"], *action["mafia"]):
+            page.keyboard.press(key_for(seat))  # the next empty role slot takes the seat
+        page.keyboard.press("Enter")
+    elif do == "start":
+        page.click("#start-btn")
+    elif do == "next":
+        page.keyboard.press(" ")
+    elif do == "nominate":
+        # During a speech a seat's digit (or a click on its tile) nominates it.
+        page.keyboard.press(key_for(action["target"]))
+    elif do == "votes":
+        for cand, voters in action["for"].items():
+            row = f'#console .vote-row[data-candidate="{cand}"]'
+            page.click(f"{row} [data-activate]")
+            for v in voters:
+                page.click(f'{row} label[data-pick-seat="{v}"]')
+        snap(page, "vote-panel")
+        page.click("#console .vote-form [data-submit]")
+    elif do == "shots":
+        for black, target in action["by"].items():
+            row = f'#console .shot-row[data-black="{black}"]'
+            if target is None:
+                page.click(f"{row} .seatbtn-none")
+            else:
+                page.click(f'{row} label[data-pick-seat="{target}"]')
+        page.click("#console .shots-form [data-submit]")
+    elif do in ("don_check", "sheriff_check"):
+        page.keyboard.press(key_for(action["target"]))
+    elif do == "best_move":
+        for s in action["seats"]:
+            page.click(f'#console .best-form label[data-pick-seat="{s}"]')
+        page.keyboard.press("Enter")
+    else:  # pragma: no cover - red_win needs nothing else
+        raise AssertionError(f"no click path for {do}")
+
+
+def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user, live_manage):
+    actions = example_actions()
+    sign_in(page, live_server_url, live_user)
+
+    # Create the game: the ten nicknames pasted, the order kept as typed.
+    page.click("text=Новая игра")
+    page.fill("#create-form input[name=title]", "red_win в браузере")
+    page.fill("#players-input", "\n".join(actions[0]["players"]))
+    page.check("#create-form input[value=typed]")
+    page.click("#create-form button[type=submit]")
+    page.wait_for_selector("#console")
+    assert page.locator("#console .tile").count() == 10
+    game_id = int(page.get_attribute("#console", "data-game"))
+    snap(page, "setup")
+
+    for i, action in enumerate(actions[1:], start=1):
+        before = seq(page)
+        play(page, action)
+        wait_seq(page, before + 1)
+        if action["do"] == "start":
+            snap(page, "night0")
+        if i == 10:
+            # A mistake: a foul given to the wrong seat (F then 7) …
+            page.keyboard.press("f")
+            page.keyboard.press("7")
+            wait_seq(page, before + 2)
+            assert "№7 — фол" in page.inner_text(".flash-zone")
+            # … undone with Ctrl+Z, after the confirmation naming it.
+            messages = []
+            page.once("dialog", lambda d: (messages.append(d.message), d.accept()))
+            page.keyboard.press("Control+z")
+            wait_seq(page, before + 3)
+            assert messages and "№7 — фол" in messages[0]
+            assert "Отменено" in page.inner_text(".flash-zone")
+            assert page.locator("#tile-7 .pip.on").count() == 0
+            snap(page, "day1-after-undo")
+        if action["do"] == "shots":
+            snap(page, "night1-don-check")
+
+    assert "Победа красных" in page.inner_text("#console .banner")
+    snap(page, "finished")
+
+    out = live_manage(
+        "shell",
+        "-c",
+        f"import json; from games.models import Game; print(json.dumps(Game.objects.get(pk={game_id}).action_payloads()))",
+    )
+    stored = json.loads(out.strip().splitlines()[-1])
+    assert replay(stored).public_dict() == replay(actions).public_dict()
+    # The protocol panel reads as the regulations do.
+    protocol = page.inner_text("#console .protocol")
+    assert "День 1: №1 выставил №3" in protocol
+    assert "Ночь 1: Дон проверил №1 — Шериф" in protocol
+
+
+def test_reload_mid_speech_shows_the_same_remaining_time(page, live_server_url, live_user, live_manage):
+    actions = example_actions()[:5]  # seated, roles, start, two `next`: Day 1, speech of seat 1
+    log = json.dumps({"format": "mafia-protocol-log/1", "actions": actions})
+    out = live_manage(
+        "shell",
+        "-c",
+        "import json, sys; from django.contrib.auth import get_user_model; from games import services; "
+        f"u = get_user_model().objects.get(username={live_user[0]!r}); "
+        f"g = services.game_import_log(host=u, data=json.loads({log!r}), title='reload'); print(g.pk)",
+    )
+    game_id = int(out.strip().splitlines()[-1])
+    sign_in(page, live_server_url, live_user)
+    page.goto(f"{live_server_url}/games/{game_id}/")
+    assert "Речь №1" in page.inner_text("#console .banner")
+    first = int(page.get_attribute("#clock .clock", "data-remaining-ms"))
+    t0 = time.monotonic()
+    assert page.get_attribute("#clock .clock", "data-running") == "1"
+    page.wait_for_timeout(2200)
+    page.reload()
+    second = int(page.get_attribute("#clock .clock", "data-remaining-ms"))
+    elapsed = (time.monotonic() - t0) * 1000
+    # The server's clock went on while the page was away: same deadline.
+    assert abs((first - second) - elapsed) < 600, (first, second, elapsed)
+    shown = page.inner_text("#clock .clock")
+    m, s = (int(x) for x in shown.split(":"))
+    assert abs((m * 60 + s) * 1000 - second) <= 1500
+
+    # Paused, the remaining time is exactly the same after a reload.
+    page.click("#clock-toggle")
+    page.wait_for_selector('#clock .clock[data-running="0"]')
+    paused = int(page.get_attribute("#clock .clock", "data-remaining-ms"))
+    page.wait_for_timeout(700)
+    page.reload()
+    assert int(page.get_attribute("#clock .clock", "data-remaining-ms")) == paused
+    assert page.get_attribute("#clock .clock", "data-running") == "0"
