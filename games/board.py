@@ -46,6 +46,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import override
 
 from games import services
+from games.fanout import peek_hub
 from games.models import (
     Game,
     GameAction,
@@ -506,11 +507,12 @@ def board_frame(game: Game, *, snapshot: bool = False) -> Frame:
 
 
 def board_frame_for(game_id: int, *, snapshot: bool = False) -> Frame | None:
-    with transaction.atomic():  # one consistent read of the row and its rows
-        game = Game.objects.filter(pk=game_id).first()
-        if game is None:
-            return None
-        return board_frame(game, snapshot=snapshot)
+    # No transaction: on SQLite ours take the write lock at BEGIN (IMMEDIATE),
+    # and a frame torn between two revisions is corrected by the next one.
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return None
+    return board_frame(game, snapshot=snapshot)
 
 
 def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool = False) -> Frame:
@@ -546,21 +548,28 @@ def broadcast_game(game_id: int) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    with transaction.atomic():
-        game = Game.objects.filter(pk=game_id).first()
-        if game is None:
-            return
-        frame = board_frame(game)
-        overlay = overlay_frame(game) if game.overlay_token else None
-        digest = token_digest(game.overlay_token)
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None:
+        return
+    frame = board_frame(game)
+    overlay = overlay_frame(game) if game.overlay_token else None
+    digest = token_digest(game.overlay_token)
     send = async_to_sync(_send_all)
     send(layer, game_id, frame, overlay, digest)
 
 
 async def _send_all(layer: Any, game_id: int, frame: Frame, overlay: Frame | None, digest: str) -> None:
+    group = board_group(game_id)
+    # Under daphne this coroutine runs on the server's loop while the host's
+    # request thread waits for it: hold that thread until the local
+    # spectators have the frame, so rendering the host's response does not
+    # compete with the socket writes for the GIL (bounded: the layer may
+    # drop the message, and then clients resync from seq gaps).
+    hub = peek_hub()
+    delivered = hub.expect(group, frame.seq, frame.at) if hub is not None else None
     await layer.group_send(
-        board_group(game_id),
-        {"type": BOARD_UPDATE, "group": board_group(game_id), "game_id": game_id, "seq": frame.seq, "at": frame.at, "html": frame.html},
+        group,
+        {"type": BOARD_UPDATE, "group": group, "game_id": game_id, "seq": frame.seq, "at": frame.at, "html": frame.html},
     )
     # Overlays always hear about the token: an empty or new digest closes
     # the sockets opened with a revoked token.
@@ -576,6 +585,8 @@ async def _send_all(layer: Any, game_id: int, frame: Frame, overlay: Frame | Non
             "token_digest": digest,
         },
     )
+    if hub is not None:
+        await hub.wait(delivered, timeout=0.25)
 
 
 def on_game_changed(sender: Any, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, **kwargs: Any) -> None:

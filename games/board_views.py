@@ -10,7 +10,6 @@ from __future__ import annotations
 import hmac
 from datetime import datetime, timedelta
 
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -31,9 +30,8 @@ def _ws_path(request: HttpRequest, kind: str, game_id: int, query: str = "") -> 
 @never_cache
 def board_page(request: HttpRequest, game_id: int) -> HttpResponse:
     # The page embeds the very frame the websocket sends (cached per revision).
-    with transaction.atomic():
-        game = get_object_or_404(Game, pk=game_id)
-        frame = board.board_frame(game, snapshot=True)
+    game = get_object_or_404(Game, pk=game_id)
+    frame = board.board_frame(game, snapshot=True)
     return render(
         request,
         "games/board.html",

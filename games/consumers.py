@@ -16,6 +16,7 @@ Two delivery modes (DESIGN.md "Live board"):
 
 from __future__ import annotations
 
+import functools
 import hmac
 import os
 from datetime import timedelta
@@ -28,7 +29,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games import board
-from games.fanout import get_hub
+from games.fanout import Prepared, get_hub, write_prepared
 from games.models import Game
 
 CLOSE_NOT_FOUND = 4404
@@ -83,8 +84,29 @@ class _FrameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return  # read-only: spectators never talk
 
+    _proto: Any = None  # daphne's autobahn protocol of this socket, when served by daphne
+
     async def send_frame(self, html: str) -> None:
         await self.base_send({"type": "websocket.send", "text": html})
+
+    def _find_protocol(self) -> None:
+        # Daphne passes `send` as partial(server.handle_reply, protocol); with
+        # the protocol the hub writes a frame prepared once for all sockets
+        # (autobahn sendPreparedMessage) instead of a coroutine, a dict check
+        # and a UTF-8 encode per socket. Any other server: the ASGI path.
+        send = self.base_send
+        if isinstance(send, functools.partial) and send.args:
+            proto = send.args[0]
+            if hasattr(proto, "sendPreparedMessage") and hasattr(proto, "factory") and hasattr(proto, "STATE_OPEN"):
+                self._proto = proto
+
+    def hub_write(self, message: dict[str, Any], prepared: Prepared) -> bool:
+        proto = self._proto
+        if proto is None:
+            return False
+        if proto.state == proto.STATE_OPEN:
+            write_prepared(proto, prepared.for_factory(proto.factory))
+        return True
 
     async def hub_deliver(self, message: dict[str, Any]) -> None:
         await self.base_send({"type": "websocket.send", "text": message["html"]})
@@ -113,6 +135,7 @@ class BoardConsumer(_FrameConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         await self.accept()
+        self._find_protocol()
         await self.send_frame(html)
 
 
@@ -165,7 +188,13 @@ class OverlayConsumer(_FrameConsumer):
             return
         self.digest = digest
         await self.accept()
+        self._find_protocol()
         await self.send_frame(html)
+
+    def hub_write(self, message: dict[str, Any], prepared: Prepared) -> bool:
+        if message.get("token_digest", "") != self.digest or not message.get("html"):
+            return False  # closing, or nothing to show: the async path
+        return super().hub_write(message, prepared)
 
     async def hub_deliver(self, message: dict[str, Any]) -> None:
         if message.get("token_digest", "") != self.digest:

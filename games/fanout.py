@@ -34,7 +34,35 @@ REFRESH_SECONDS = 3600.0
 
 
 class Sink(Protocol):
+    def hub_write(self, message: dict[str, Any], prepared: Prepared) -> bool:
+        """Write synchronously if possible; False means: await hub_deliver."""
+        ...
+
     async def hub_deliver(self, message: dict[str, Any]) -> None: ...
+
+
+class Prepared:
+    """One message framed once per websocket factory (autobahn PreparedMessage).
+
+    Under daphne every socket of a process shares one autobahn factory, so
+    the frame bytes (header + UTF-8 payload) are built once and each socket
+    only gets them appended to its transport: "write the already-rendered
+    frame to the sockets".
+    """
+
+    __slots__ = ("_by_factory", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._by_factory: dict[int, Any] = {}
+
+    def for_factory(self, factory: Any) -> Any:
+        key = id(factory)
+        prepared = self._by_factory.get(key)
+        if prepared is None:
+            prepared = factory.prepareMessage(self.text.encode("utf-8"), isBinary=False)
+            self._by_factory[key] = prepared
+        return prepared
 
 
 class Hub:
@@ -47,6 +75,7 @@ class Hub:
         self._reader: asyncio.Task[None] | None = None
         self._refresher: asyncio.Task[None] | None = None
         self.delivered = 0  # frames written to sockets (for tests and the benchmark)
+        self._waiters: dict[tuple[str, Any, Any], list[asyncio.Future[None]]] = {}
 
     # -- membership ------------------------------------------------------------
 
@@ -111,15 +140,52 @@ class Hub:
             backoff = 0.1
             await self.deliver(message)
 
+    def expect(self, group: str, seq: Any, at: Any) -> asyncio.Future[None] | None:
+        """A future resolved once this hub has written the frame (group, seq, at).
+
+        Registered BEFORE the frame is sent to the layer (the reader may
+        deliver it at the first await). None when no local socket watches.
+        """
+        if not self.sinks.get(group):
+            return None
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault((group, seq, at), []).append(fut)
+        return fut
+
+    async def wait(self, fut: asyncio.Future[None] | None, timeout: float) -> None:
+        if fut is None:
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            # Dropped by the layer, or superseded: forget the waiter.
+            for key, waiters in list(self._waiters.items()):
+                if fut in waiters:
+                    waiters.remove(fut)
+                    if not waiters:
+                        del self._waiters[key]
+
     async def deliver(self, message: dict[str, Any]) -> None:
         group = message.get("group", "")
+        try:
+            await self._deliver(group, message)
+        finally:
+            for fut in self._waiters.pop((group, message.get("seq"), message.get("at")), ()):
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def _deliver(self, group: str, message: dict[str, Any]) -> None:
         sinks = self.sinks.get(group)
         if not sinks:
             return
-        # A copy: sockets may come and go while we write.
+        prepared = Prepared(message.get("html") or "")
+        # A copy: sockets may come and go while we write. The synchronous
+        # path does not yield, so a frame reaches every local socket before
+        # the next one starts (frames stay in seq order per socket).
         for sink in tuple(sinks):
             try:
-                await sink.hub_deliver(message)
+                if not sink.hub_write(message, prepared):
+                    await sink.hub_deliver(message)
             except Exception:
                 log.debug("board hub: a sink failed", exc_info=True)
         self.delivered += len(sinks)
@@ -150,7 +216,50 @@ class Hub:
         self.sinks.clear()
 
 
+def write_prepared(proto: Any, prepared: Any) -> None:
+    """Write a prepared frame to one daphne (autobahn over Twisted TCP) socket.
+
+    Twisted's `transport.write` only buffers and registers the socket with the
+    selector (two epoll_ctl calls and a loop callback per socket per frame);
+    when nothing is pending on the socket we send at once, as asyncio's own
+    transports do, and hand any remainder to Twisted. Anything unusual
+    (TLS, compression, autobahn's send queue, data already buffered, another
+    transport) takes autobahn's ordinary path.
+    """
+    transport = getattr(proto, "transport", None)
+    sock = getattr(transport, "socket", None)
+    data = getattr(prepared, "payloadHybi", None)
+    if (
+        sock is None
+        or data is None
+        or getattr(proto, "_perMessageCompress", True) is not None
+        or getattr(proto, "send_queue", True)
+        or not getattr(transport, "connected", False)
+        or getattr(transport, "disconnecting", True)
+        or getattr(transport, "_tempDataLen", 1)
+        or len(getattr(transport, "dataBuffer", b"x")) != getattr(transport, "offset", -1)
+    ):
+        proto.sendPreparedMessage(prepared)
+        return
+    try:
+        sent = sock.send(data)
+    except (BlockingIOError, InterruptedError):
+        sent = 0
+    except OSError:
+        return  # the connection is broken; Twisted notices it on the next read
+    if sent < len(data):
+        transport.write(data[sent:])
+
+
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()
+
+
+def peek_hub() -> Hub | None:
+    """The hub of the running loop if it exists (never creates one)."""
+    try:
+        return _hubs.get(asyncio.get_running_loop())
+    except RuntimeError:
+        return None
 
 
 def get_hub() -> Hub:
