@@ -83,13 +83,20 @@ def make_games(n: int) -> list[int]:
     return ids
 
 
-def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:
-    times = []
+def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float, float]:
+    """Best and median wall time, and the best CPU time of this process (less
+    disturbed when other processes share the machine)."""
+    times, cpu = [], []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         fn()
         times.append(time.perf_counter() - t)
-    return min(times), statistics.median(times)
+        cpu.append(time.process_time() - c)
+    return min(times), statistics.median(times), min(cpu)
+
+
+def fmt(t: tuple[float, float, float]) -> str:
+    return f"best {t[0] * 1000:7.1f} ms  median {t[1] * 1000:7.1f} ms  cpu {t[2] * 1000:7.1f} ms"
 
 
 def export(ids: list[int], details: bool) -> int:
@@ -140,18 +147,18 @@ def main() -> None:
     with CaptureQueriesContext(connection) as many_q:
         export(ids, False)
 
-    best1, med1 = timed(lambda: export(ids[:1], True), args.repeat * 6)
-    print(f"[{label}] one game, 4 sheets:            best {best1 * 1000:7.1f} ms  median {med1 * 1000:7.1f} ms  ({len(one_q)} queries)")
+    one = timed(lambda: export(ids[:1], True), args.repeat * 6)
+    print(f"[{label}] one game, 4 sheets:           {fmt(one)}  ({len(one_q)} queries)")
     size = export(ids, False)
-    bestn, medn = timed(lambda: export(ids, False), args.repeat)
-    print(f"[{label}] {len(ids)} protocols, one workbook:   best {bestn * 1000:7.1f} ms  median {medn * 1000:7.1f} ms  ({len(many_q)} queries, {size / 1024:.0f} KiB)")
-    bestd, medd = timed(lambda: export(ids, True), max(2, args.repeat // 2))
-    print(f"[{label}] {len(ids)} protocols + detail sheets:  best {bestd * 1000:7.1f} ms  median {medd * 1000:7.1f} ms")
+    many = timed(lambda: export(ids, False), args.repeat)
+    print(f"[{label}] {len(ids)} protocols, one workbook:  {fmt(many)}  ({len(many_q)} queries, {size / 1024:.0f} KiB)")
+    full = timed(lambda: export(ids, True), max(2, args.repeat // 2))
+    print(f"[{label}] {len(ids)} protocols + detail sheets: {fmt(full)}")
 
     protocols = exports.collect_protocols(ids, journal=False)
-    ours = timed(lambda: exports.workbook_bytes(exports.build_games_workbook(protocols, "ru", details=False)), args.repeat)[0]
-    plain = timed(lambda: plain_openpyxl(protocols), max(2, args.repeat // 2))[0]
-    print(f"[{label}] sheets only (data prepared): shared styles {ours * 1000:7.1f} ms  vs plain openpyxl {plain * 1000:7.1f} ms  (x{plain / ours:.2f})")
+    ours = timed(lambda: exports.workbook_bytes(exports.build_games_workbook(protocols, "ru", details=False)), args.repeat)
+    plain = timed(lambda: plain_openpyxl(protocols), max(2, args.repeat // 2))
+    print(f"[{label}] the {len(ids)} sheets alone (data prepared), cpu: shared styles {ours[2] * 1000:7.1f} ms  vs plain openpyxl {plain[2] * 1000:7.1f} ms  (x{plain[2] / ours[2]:.2f})")
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()

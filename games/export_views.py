@@ -41,7 +41,7 @@ def protocol_xlsx(request: HttpRequest, pk: int) -> FileResponse:
     workbook = exports.build_games_workbook([game.pk], _lang(request), details=True)
     # openpyxl writes a zip, which needs a seekable file; the response then
     # streams that file in chunks instead of holding the bytes in a string.
-    out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)
+    out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 — FileResponse closes it
     exports.save_workbook(workbook, out)
     out.seek(0)
     response = FileResponse(out, as_attachment=True, filename=f"protocol-{game.pk}.xlsx", content_type=exports.XLSX_CONTENT_TYPE)

@@ -58,7 +58,6 @@ from openpyxl.cell import Cell
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import get_column_letter
-
 from openpyxl.worksheet.page import PageMargins
 
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
@@ -593,7 +592,7 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
 }
 
 
-class _SharedStyle(StyleArray):
+class _SharedStyle(StyleArray):  # type: ignore[misc]
     """A StyleArray shared by many cells: its hash is computed once (openpyxl
     hashes a cell's style twice for every cell it writes)."""
 
@@ -638,7 +637,7 @@ def _styles(workbook: Workbook) -> _Styles:
     styles: _Styles | None = getattr(workbook, "_mafia_export_styles", None)
     if styles is None:
         styles = _Styles(workbook)
-        workbook._mafia_export_styles = styles  # type: ignore[attr-defined]
+        workbook._mafia_export_styles = styles
     return styles
 
 
@@ -646,7 +645,7 @@ def _styles(workbook: Workbook) -> _Styles:
 
 
 _new_cell = Cell.__new__
-_ILLEGAL = {i: None for i in (*range(0, 9), 11, 12, *range(14, 32))}
+_ILLEGAL = dict.fromkeys((*range(0, 9), 11, 12, *range(14, 32)))
 
 
 def _cell(ws: Any, row: int, column: int, value: Any, style: Any) -> Cell:
@@ -894,11 +893,11 @@ def _nights(state: GameState) -> list[_Night]:
     for e in _record(state, "shots"):
         nights.setdefault(e["night"], _Night(e["night"])).shot = e
     for e in _record(state, "checks"):
-        n = nights.setdefault(e["night"], _Night(e["night"]))
+        night = nights.setdefault(e["night"], _Night(e["night"]))
         if e.get("by") == "don":
-            n.don = e
+            night.don = e
         else:
-            n.sheriff = e
+            night.sheriff = e
     for e in _record(state, "best_moves"):
         nights.setdefault(e["night"], _Night(e["night"])).best_move = e
     return [nights[k] for k in sorted(nights) if k >= 1]

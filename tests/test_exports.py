@@ -130,7 +130,7 @@ def test_red_win_protocol_sheet(examples):
     # Protest field and the host's signature line are there, blank.
     r, _ = find(ws, "Протест", col=1)
     assert ws.cell(r, 3).value is None
-    assert "A6" == ws.freeze_panes
+    assert ws.freeze_panes == "A6"
 
 
 @pytest.mark.django_db
