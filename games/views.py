@@ -21,6 +21,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -197,8 +198,13 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
     if command in ("timeout", "end_timeout"):
         # D8 changes the banner and the controls as well as the clock.
         return _console_response(request, game)
-    urls = {"clock": reverse("games:clock", args=[game.pk])}
-    return render(request, f"{CONSOLE}#clock", {"game": game, "clock": clock_context(game), "urls": urls})
+    urls = {"clock": reverse("games:clock", args=[game.pk]), "fragment": reverse("games:console_fragment", args=[game.pk])}
+    ctx = {"game": game, "clock": clock_context(game), "urls": urls}
+    # The clock, and (out of band) the poller with the clock's new signature,
+    # so that the poll does not fetch the whole console for this change.
+    clock_html = render_to_string(f"{CONSOLE}#clock", ctx, request)
+    poller_html = render_to_string(f"{CONSOLE}#poller", {**ctx, "oob": True}, request)
+    return HttpResponse(clock_html + poller_html)
 
 
 @host_required

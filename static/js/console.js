@@ -458,3 +458,23 @@
   document.addEventListener("htmx:afterSettle", function () { refreshPanels(); syncSoundButtons(); });
   document.addEventListener("DOMContentLoaded", function () { refreshPanels(); syncSoundButtons(); });
 })();
+
+/* Open <details> (winks, pauses, the game menu) stay open across swaps. */
+(function () {
+  "use strict";
+  var KEY = "console.open";
+  function load() { try { return JSON.parse(sessionStorage.getItem(KEY) || "{}"); } catch (e) { return {}; } }
+  document.addEventListener("toggle", function (e) {
+    var d = e.target;
+    if (!d.matches || !d.matches("#console details[data-keep]")) return;
+    var open = load();
+    open[d.dataset.keep] = d.open;
+    sessionStorage.setItem(KEY, JSON.stringify(open));
+  }, true);
+  function restore() {
+    var open = load();
+    document.querySelectorAll("#console details[data-keep]").forEach(function (d) { if (open[d.dataset.keep]) d.open = true; });
+  }
+  document.addEventListener("htmx:load", restore);
+  document.addEventListener("DOMContentLoaded", restore);
+})();
