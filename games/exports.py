@@ -851,7 +851,8 @@ def _winner_text(state: GameState, lang: str) -> str:
 def _points(proto: GameProtocol, seat: int) -> tuple[Any, Any, Any]:
     if proto.scores:
         row = proto.scores.get(seat) or {}
-        return row.get("points"), row.get("extra"), row.get("ci")
+        # Extra points and Ci are left blank when there are none, as on paper.
+        return row.get("points"), row.get("extra") or None, row.get("ci") or None
     state = proto.state
     # Outside a tournament: the result itself (win 1, loss 0); nothing before the end.
     if state.status != "finished" or state.winner not in ("red", "black", "draw"):

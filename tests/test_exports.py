@@ -406,3 +406,48 @@ def test_export_xlsx_command_unknown_game(tmp_path):
     with pytest.raises(CommandError, match="no such game: 424242"):
         call_command("export_xlsx", "424242", "-o", str(tmp_path / "x.xlsx"))
     assert not Game.objects.exists()
+
+
+# --- a tournament game: header and points from tournaments.scoring -------------------------
+
+
+@pytest.mark.django_db
+def test_tournament_game_header_and_points(examples_dir, host, client):
+    from tournaments import services as tservices
+    from tournaments.scoring import game_seat_scores
+
+    tournament = tservices.tournament_create(name="Кубок Cristalix", organizer=host)
+    stage = tservices.stage_create(tournament=tournament, name="Финал")
+    rnd = tservices.round_create(stage=stage, tables=1)
+    table = rnd.tables.get()
+    tservices.table_set_host(table=table, host=host)
+    tservices.participants_add(tournament=tournament, entries=PLAYERS)
+    for seat, participant in enumerate(tournament.participants.order_by("pk"), start=1):
+        tservices.table_seat_set(table=table, seat_no=seat, participant=participant)
+    tservices.round_start_games(round=rnd, by=host)
+    table.refresh_from_db()
+    game = table.game
+    actions = json.loads((examples_dir / "red_win.json").read_text())["actions"]
+    for action in actions:
+        if action["do"] not in ("expect", "seat") and not action.get("reject"):
+            services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+    tservices.extra_points_set(game=game, seat_no=6, points="0.3", by=host)
+    scores = game_seat_scores(game)
+    assert scores, "a finished tournament game has scores"
+
+    ws = workbook_of([game.pk])["Протокол"]
+    r, _ = find(ws, "Турнир", col=1)
+    assert ws.cell(r, 3).value == "Кубок Cristalix"
+    r, _ = find(ws, "Этап", col=1)
+    assert ws.cell(r, 3).value == "Финал"
+    r, c = find(ws, "Стол №")
+    assert ws.cell(r, c + 1).value == table.number
+    r, c = find(ws, "Игра №")
+    assert ws.cell(r, c + 1).value == rnd.number
+    table_rows = players_table(ws)
+    for seat in range(1, 11):
+        points, extra, ci = table_rows[seat][8:11]
+        assert points == pytest.approx(scores[seat]["points"])
+        assert (extra or 0) == pytest.approx(scores[seat]["extra"] or 0)
+        assert (ci or 0) == pytest.approx(scores[seat]["ci"] or 0)
+    assert table_rows[6][9] == pytest.approx(0.3)
