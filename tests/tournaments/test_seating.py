@@ -48,7 +48,7 @@ def test_equal_games_and_perfect_seat_spread(p, r):
         assert max(seats.values()) <= math.ceil(games[k] / 10)
 
 
-@pytest.mark.parametrize(("p", "r"), [(20, 10), (30, 10), (37, 9), (50, 8), (100, 10)])
+@pytest.mark.parametrize(("p", "r"), [(20, 10), (30, 10), (37, 9), (50, 8), (80, 6)])
 def test_fewer_repeated_pairs_than_random(p, r):
     players = list(range(p))
     ours = [generate(players, r, seed=str(s)).quality() for s in range(3)]
