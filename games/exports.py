@@ -988,6 +988,12 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
         if key == "note_no_nominees" and not block.candidates:
             continue  # the block already says «нет выставленных»
         block.notes.append(key)
+    for e in _record(state, "penalties"):
+        # F7–F10: the removal that cancels a Day's vote, noted on that Day even
+        # before the vote would have been held.
+        block = blocks.get(e.get("cancels_vote_day"))  # type: ignore[arg-type]
+        if block is not None and "note_vote_cancelled" not in block.notes:
+            block.notes.append("note_vote_cancelled")
     for e in state.left:
         if e.get("phase") == "day" and e.get("how") in ("vote", "lift_vote"):
             block = blocks.get(e["day"])

@@ -451,3 +451,67 @@ def test_tournament_game_header_and_points(examples_dir, host, client):
         assert (extra or 0) == pytest.approx(scores[seat]["extra"] or 0)
         assert (ci or 0) == pytest.approx(scores[seat]["ci"] or 0)
     assert table_rows[6][9] == pytest.approx(0.3)
+
+
+# --- endings and removals (no database: a prepared protocol) -----------------------------------
+
+OPENING = [
+    {"do": "seat", "players": PLAYERS},
+    {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+    {"do": "start"},
+    {"do": "next"},
+    {"do": "next"},  # Day 1, seat 1 speaks
+]
+
+
+def protocol_sheet_of(actions, lang="ru"):
+    entries = [exports.LogEntry(seq=i, payload=a) for i, a in enumerate(actions, start=1)]
+    proto = exports.prepare_protocol(header=exports.Header(game_id=7, host="host"), entries=entries)
+    assert proto.error == ""
+    wb = exports.new_workbook()
+    exports.write_game_protocol_sheets(wb, [proto], lang)
+    return load_workbook(io.BytesIO(exports.workbook_bytes(wb)))
+
+
+def test_ppk_ending():
+    wb = protocol_sheet_of([*OPENING, {"do": "ppk", "team": "black", "seat": 3}])
+    ws = wb["Протокол"]
+    r, _ = find(ws, "Победа", col=1)
+    assert ws.cell(r, 3).value == "Красные (мирные) — ППК команде чёрных (W5)"
+    assert [players_table(ws)[s][8] for s in range(1, 11)] == [1, 0, 0, 0, 1, 1, 1, 1, 1, 1]
+    discipline = wb["Дисциплина"]
+    r, _ = find(discipline, "Наказания", col=1)
+    assert row_values(discipline, r + 2, 2, 5) == ["День 1", 3, "Charlie", "ППК (чёрных)"]
+
+
+def test_annulled_game_has_no_points():
+    ws = protocol_sheet_of([*OPENING, {"do": "annul", "reason": "outsider"}])["Протокол"]
+    r, _ = find(ws, "Победа", col=1)
+    assert ws.cell(r, 3).value == "Игра аннулирована — переигровка (W6)"
+    assert all(players_table(ws)[s][8] is None for s in range(1, 11))
+
+
+def test_fourth_foul_removal_is_marked():
+    fouls = [{"do": "foul", "seat": 6}] * 4
+    wb = protocol_sheet_of([*OPENING, *fouls])
+    table = players_table(wb["Протокол"])
+    assert table[6][2:7] == (exports.FOUL_MARK,) * 4 + ("У",)
+    assert table[6][7] == "Д1 4 фола"
+    # F7: the removal cancels the Day's vote.
+    assert any("F7" in str(c.value) for row in wb["Протокол"].iter_rows() for c in row if c.value)
+    discipline = wb["Дисциплина"]
+    r, _ = find(discipline, "Наказания", col=1)
+    fourth = row_values(discipline, r + 5, 5, 7)
+    assert fourth[0] == "Фол (4-й)"
+    assert fourth[2].startswith("покинул игру: 4 фола")
+
+
+def test_disqualification_in_english():
+    wb = protocol_sheet_of([*OPENING, {"do": "disqualify", "seat": 8, "reason": "speech_out_of_turn"}], lang="en")
+    table = players_table(wb["Protocol"])
+    assert table[8][6] == "R" and table[8][7] == "D1 disqualified"
+    discipline = wb["Discipline"]
+    r, _ = find(discipline, "Penalties", col=1)
+    row = row_values(discipline, r + 2, 2, 7)
+    assert row[:4] == ["Day 1", 8, "Hotel", "Disqualifying foul"]
+    assert row[4].startswith("Speaking outside one's own minute")
