@@ -432,6 +432,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         "phase_label": _phase_label(ps.get("phase"), ps.get("day")) if status == "running" else _status_label(status),
         "step_label": _step_label(ps.get("step")),
         "speaker": ps.get("speaker"),
+        "speaker_nickname": players[ps["speaker"] - 1] if ps.get("speaker") and len(players) >= ps["speaker"] else "",
         "seats": seats,
         "nominees": list(ps.get("nominees") or []),
         "result": _winner_label(status, ps.get("winner")) if over else "",
