@@ -1,7 +1,10 @@
 """An organizer in a real Chromium against a real server (daphne): a tournament
 created through the pages, participants pasted in, seated, the game started;
 the standings page open in a second tab updates over its websocket, without a
-reload, when the host finishes the game."""
+reload, when the host finishes the game.
+
+It lives here, not under tests/tournaments/, to share this directory's
+session fixtures: two Playwright sync sessions cannot run at once."""
 
 from __future__ import annotations
 
@@ -10,20 +13,10 @@ import re
 
 import pytest
 
-# The live server and Chromium fixtures of the browser tests (generic on purpose).
-from tests.browser.conftest import (  # noqa: F401
-    browser,
-    live_manage,
-    live_server_env,
-    live_server_url,
-    live_user,
-    page,
-)
-
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 
-def _act(page, url: str, game_id: int, action: dict) -> None:  # noqa: F811
+def _act(page, url: str, game_id: int, action: dict) -> None:
     csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
     console = page.context.request.get(f"{url}/games/{game_id}/console/")
     seq = int(re.search(r'data-seq="(\d+)"', console.text()).group(1))
@@ -35,7 +28,7 @@ def _act(page, url: str, game_id: int, action: dict) -> None:  # noqa: F811
     assert r.status == 200, r.text()[:500]
 
 
-def test_organizer_flow_and_live_standings(page, live_server_url, live_user):  # noqa: F811
+def test_organizer_flow_and_live_standings(page, live_server_url, live_user):
     url = live_server_url
     page.goto(url + "/accounts/login/")
     page.fill("#login-form input[name=username]", live_user[0])
