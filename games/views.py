@@ -290,9 +290,7 @@ def _page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
     board = _reverse_or("board:board", game.pk, fallback=f"/games/{game.pk}/board/")
     overlay = ""
     if game.overlay_token:
-        overlay = _reverse_or("board:overlay", game.overlay_token, fallback="")
-        if not overlay:
-            overlay = _reverse_or("board:overlay", game.pk, game.overlay_token, fallback=f"/games/{game.pk}/overlay/{game.overlay_token}/")
+        overlay = _reverse_or("board:overlay", game.pk, game.overlay_token, fallback=f"/games/{game.pk}/overlay/{game.overlay_token}/")
         overlay = request.build_absolute_uri(overlay)
     lang_en = (getattr(request, "LANGUAGE_CODE", "ru") or "ru").startswith("en")
     reasons: dict[str, list[dict[str, str]]] = {k: [] for k in PENALTY_ORDER}

@@ -340,6 +340,26 @@ def test_whole_red_win_by_form_fields_replays_to_the_example(client_host, host, 
     assert "Победа красных" in html and "Игра окончена" in html
 
 
+# The hand-written examples and random logs that between them use every
+# action kind (penalties, winks, technical pauses, lift votes, misses,
+# best moves not accepted, annulment).
+COVERING = ["black_win", "tie_and_lift", "random/random_10002", "random/random_10004", "random/random_10011", "random/random_10008", "random/random_10005"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", COVERING)
+def test_examples_by_form_fields_replay_to_the_same_state(client_host, host, examples_dir, name):
+    actions = load_actions(examples_dir, name)
+    game = services.game_create(host=host, players=actions[0]["players"])
+    for a in actions[1:]:
+        r = act(client_host, game, action_to_post(a))
+        assert r.status_code == 200, (a, r.content.decode()[:600])
+    game.refresh_from_db()
+    assert replay(game.action_payloads()).public_dict() == replay(actions).public_dict()
+    # Every action got its protocol line.
+    assert r.content.decode().count('<li class="pl ') == len(actions)
+
+
 @pytest.mark.django_db
 def test_penalty_with_a_catalogue_reason_stores_its_russian_text(client_host, host):
     game = running_game(host, client_host)
@@ -478,3 +498,21 @@ def test_russian_is_the_default_language(client_host, game):
     with override("ru"):
         html = client_host.get(reverse("games:console", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert '<html lang="ru">' in html and "Протокол" in html
+
+
+@pytest.mark.django_db
+def test_tie_speeches_and_lift_vote_panels(client_host, host, examples_dir):
+    actions = load_actions(examples_dir, "tie_and_lift")
+    game = services.game_create(host=host, players=actions[0]["players"])
+    seen = set()
+    for a in actions[1:]:
+        html = act(client_host, game, action_to_post(a)).content.decode()
+        game.refresh_from_db()
+        step = game.public_state["step"]
+        if step == "tie_speech":
+            seen.add("tie")
+            assert "Речь 30 секунд" in html and 'data-duration-ms="30000"' in html
+        if step == "lift_vote":
+            seen.add("lift")
+            assert 'data-picker="lift"' in html and "Кто за то, чтобы все голосуемые Игроки покинули Игру?" in html
+    assert seen == {"tie", "lift"}

@@ -211,7 +211,7 @@
         var n = $$("input:checked", row).length;
         var extra = row.hasAttribute("data-last") ? non.length : 0;
         var out = $("[data-total]", row);
-        out.textContent = extra ? (n + extra) + " (" + n + " + " + extra + ")" : String(n);
+        out.innerHTML = extra ? (n + extra) + '<small class="vote-split">' + n + " + " + extra + "</small>" : String(n);
         // A voter ticked here is greyed out in the other rows.
         $$("label.seatbtn", row).forEach(function (l) {
           var inp = $("input", l);
@@ -404,6 +404,10 @@
       return;
     }
     if (e.repeat) { if (e.key === " ") e.preventDefault(); return; }
+    // A focused button (clicked before) must not also take Space/Enter.
+    var focusedControl = t && t !== document.body && t.closest && t.closest("button, a, summary, label");
+    if (focusedControl && e.key === "Enter") return; // its own click
+    if (focusedControl && e.key === " ") { e.preventDefault(); t.blur(); }
     if (window.consoleBusy) { if (e.key === " ") e.preventDefault(); return; }
     var key = e.key;
     if (key === " " || key === "Spacebar") {
