@@ -1516,6 +1516,8 @@ def write_game_protocol_sheets(
     One game: «Протокол» (+ «Ночи», «Дисциплина», «Журнал» with ``details``).
     Several: «Протокол #<id>» per game (or ``titles``), then the detail
     sheets shared by all games with a «Игра» column."""
+    if not getattr(workbook, "write_only", False):
+        raise TypeError("write_game_protocol_sheets needs a write-only workbook (exports.new_workbook())")
     lang = normalize_lang(lang)
     protos = [g for g in games if isinstance(g, GameProtocol)]
     if len(protos) != len(games):
