@@ -288,6 +288,7 @@ def _round_context(request: HttpRequest, t: Tournament, rnd: Round, **extra: Any
         "rows": rows,
         "participants": participants,
         "sitting_out": [p for p in participants if p.pk not in seated and p.active],
+        "all_started": bool(tables) and all(tb.game_id for tb in tables),
         "is_organizer": t.is_organizer(request.user),
         "usernames": _usernames(),
         **extra,
@@ -433,7 +434,7 @@ def player_page(request: HttpRequest, pk: int, pid: int) -> HttpResponse:
     p = get_object_or_404(Participant, pk=pid, tournament=t)
     data = standings.compute(t, with_history=True)
     row = data.by_participant().get(p.pk)
-    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "policy": data.policy})
+    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "policy": data.policy, "is_organizer": t.is_organizer(request.user)})
 
 
 def standings_xlsx(request: HttpRequest, pk: int) -> HttpResponse:

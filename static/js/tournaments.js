@@ -8,8 +8,11 @@
   var status = document.getElementById("live-status");
   var lang = document.documentElement.lang || "ru";
   var delay = 1000;
+  // The first frame of the first connection is the state the page already
+  // shows; after a reconnect the snapshot may hold what was missed.
+  var first = true;
 
-  function replace(html) {
+  function replace(html, flash) {
     var current = document.getElementById("standings");
     if (!current) return;
     var tpl = document.createElement("template");
@@ -17,6 +20,7 @@
     var fresh = tpl.content.firstElementChild;
     if (fresh && fresh.id === "standings") {
       current.replaceWith(fresh);
+      if (!flash) return;
       fresh.classList.add("just-updated");
       setTimeout(function () { fresh.classList.remove("just-updated"); }, 1200);
     }
@@ -25,7 +29,7 @@
   function refetch() {
     fetch(box.dataset.refresh, { headers: { "HX-Request": "true" }, credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (html) { if (html) replace(html); })
+      .then(function (html) { if (html) replace(html, true); })
       .catch(function () {});
   }
 
@@ -34,8 +38,10 @@
     var ws = new WebSocket(proto + location.host + box.dataset.ws + "?lang=" + encodeURIComponent(lang));
     ws.onopen = function () { delay = 1000; if (status) status.hidden = false; };
     ws.onmessage = function (ev) {
-      if (box.dataset.live === "1") replace(ev.data);
-      else refetch();
+      var news = !first;
+      first = false;
+      if (box.dataset.live === "1") replace(ev.data, news);
+      else if (news) refetch();
     };
     ws.onclose = function () {
       if (status) status.hidden = true;
