@@ -369,13 +369,16 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
     """Create the game of every table of the round that has a host and ten seats.
 
     Each game is created for the table's host (it shows in his «Мои игры»),
-    seated from the table, under the tournament's Regulations.
+    seated from the table, under the tournament's Regulations. A table whose
+    game was annulled (W6: a replay is ordered) gets a new game; the annulled
+    one keeps its protocol in the games app but leaves the table.
     """
     tournament = round.stage.tournament
     regs = Regulations.from_dict(tournament.regulations or {})
     result = StartResult()
-    for table in round.tables.select_related("host").order_by("number"):
-        if table.game_id:
+    for table in round.tables.select_related("host", "game").order_by("number"):
+        replay = table.game is not None and table.game.status == GameStatus.ANNULLED
+        if table.game_id and not replay:
             continue
         if table.host is None:
             result.skipped.append((table, _("не назначен ведущий")))
@@ -386,12 +389,15 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             continue
         with transaction.atomic():
             locked = Table.objects.select_for_update().get(pk=table.pk)
-            if locked.game_id:
-                continue
+            if locked.game_id != table.game_id:
+                continue  # started meanwhile
             title = f"{tournament.name} · {round.stage.name} · " + _("тур %(r)s, стол %(t)s") % {"r": round.number, "t": table.number}
+            if replay:
+                title += " · " + _("переигровка")
             game = game_services.game_create(host=table.host, title=title[:200], players=players, regulations=regs)
             locked.game = game
-            locked.save(update_fields=["game"])
+            locked.counted = False
+            locked.save(update_fields=["game", "counted"])
             table.game = game
         result.started.append(table)
     return result

@@ -288,7 +288,7 @@ def _round_context(request: HttpRequest, t: Tournament, rnd: Round, **extra: Any
         "rows": rows,
         "participants": participants,
         "sitting_out": [p for p in participants if p.pk not in seated and p.active],
-        "all_started": bool(tables) and all(tb.game_id for tb in tables),
+        "all_started": bool(tables) and all(tb.game is not None and tb.game.status != "annulled" for tb in tables),
         "is_organizer": t.is_organizer(request.user),
         "usernames": _usernames(),
         **extra,

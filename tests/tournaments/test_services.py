@@ -154,3 +154,18 @@ def test_export_command_writes_the_workbook(host, tmp_path):
     assert scores[1]["points"] == 1.0  # Sheriff, red won
     call_command("export_tournament_xlsx", str(t.pk), "-o", str(out), "--lang", "en", stdout=io.StringIO())
     assert load_workbook(out).sheetnames[0] == "Standings"
+
+
+def test_an_annulled_table_game_is_replayed_with_a_new_game(host):
+    t = seated_tournament(host, [host], players=10, rounds=1)
+    rnd = t.stages.get().rounds.get()
+    services.round_start_games(round=rnd, by=host)
+    table = rnd.tables.get()
+    first = table.game_id
+    play_scripted(table, end={"do": "annul"})
+    res = services.round_start_games(round=rnd, by=host)
+    table.refresh_from_db()
+    assert [tb.pk for tb in res.started] == [table.pk] and table.game_id != first
+    assert "переигровка" in table.game.title
+    assert Game.objects.get(pk=first).status == "annulled"
+    assert services.round_start_games(round=rnd, by=host).started == []
