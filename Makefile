@@ -47,7 +47,7 @@ lint: setup
 	$(VENV)/bin/mypy games tournaments mafia_protocol
 
 messages: $(STAMP)
-	$(PY) manage.py makemessages -l en -l ru --ignore=.venv --ignore=benchmarks --ignore=tests
+	$(PY) manage.py makemessages -l en -l ru --ignore=.venv --ignore=benchmarks --ignore=tests --ignore=staticfiles --ignore=var
 	$(PY) manage.py compilemessages --ignore=.venv
 
 clean:
