@@ -13,7 +13,8 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
-from django.utils.translation import gettext, gettext_lazy as _
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from games.rules.catalogue import reason as catalogue_reason
 
@@ -153,14 +154,14 @@ def parse_action(data: QueryDict) -> dict[str, Any]:
     raw = data.get("action")
     if raw:
         try:
-            action = json.loads(raw)
+            given = json.loads(raw)
         except ValueError:
             raise ActionFormError("action", gettext("не JSON")) from None
-        if not isinstance(action, dict) or "do" not in action:
+        if not isinstance(given, dict) or "do" not in given:
             raise ActionFormError("action", gettext("нужен объект с полем do"))
-        if action["do"] not in ACTION_KINDS:
+        if given["do"] not in ACTION_KINDS:
             raise ActionFormError("do", gettext("неизвестное действие"))
-        return action
+        return dict(given)
     do = _one(data, "do")
     if do not in ACTION_KINDS:
         raise ActionFormError("do", gettext("неизвестное действие"))

@@ -385,9 +385,7 @@ def describe(action: dict[str, Any], before: GameState, after: GameState, index:
         if supported:
             text += " — " + gettext("поддерживается")
         parts.append(text)
-    elif do == "votes":
-        parts.extend(_describe_votes(after, index))
-    elif do == "lift_vote":
+    elif do == "votes" or do == "lift_vote":
         parts.extend(_describe_votes(after, index))
     elif do == "shots":
         parts.append(_describe_shots(action, after, index))

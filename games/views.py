@@ -30,7 +30,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import protocol_text as pt
 from games import services
-from games.forms import ActionFormError, GameCreateForm, parse_action, parse_expected_seq
+from games.forms import (
+    ActionFormError,
+    GameCreateForm,
+    parse_action,
+    parse_expected_seq,
+)
 from games.models import Game, GameSeat
 from games.permissions import user_can_edit_game
 from games.rules import RuleViolation, legal_actions
@@ -84,7 +89,7 @@ def _editable_game(request: HttpRequest, pk: int) -> Game:
 
 @host_required
 def game_list(request: HttpRequest) -> HttpResponse:
-    games = Game.objects.filter(host=request.user).order_by("-created_at")[:200]
+    games = Game.objects.filter(host_id=request.user.pk).order_by("-created_at")[:200]
     return render(request, "games/game_list.html", {"games": games})
 
 
@@ -101,7 +106,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
         game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
         return redirect("games:console", pk=game.pk)
     known = (
-        GameSeat.objects.filter(game__host=request.user)
+        GameSeat.objects.filter(game__host_id=request.user.pk)
         .values("nickname")
         .annotate(n=Count("id"))
         .order_by("-n", "nickname")[:60]
@@ -369,6 +374,8 @@ def console_context(game: Game) -> dict[str, Any]:
                 "nominate_supported": no in nominees,
                 "can_foul": no in foulable,
                 "can_penalize": no in foulable or no in removable,
+                # The penalty dialog offers only these kinds for this seat.
+                "penalties": " ".join(k for k in PENALTY_ORDER if no in by_do.get(k, {}).get("seats", ()) or (k == "ppk" and "ppk" in by_do)),
                 "muted": no in state.mute_pending,
                 "victim": state.victim == no and state.phase == "night",
             }

@@ -307,6 +307,15 @@
     f.reset();
     f.seat.value = seat;
     f.team.value = tile.dataset.team || "";
+    // Only the kinds the engine allows for this seat now (legal_actions).
+    var allowed = (tile.dataset.penalties || "").split(" ");
+    var first = null;
+    $$("input[name=do]", f).forEach(function (r) {
+      r.disabled = allowed.indexOf(r.value) < 0;
+      r.closest("label").classList.toggle("is-disabled", r.disabled);
+      if (!r.disabled && !first) first = r;
+    });
+    if (first) first.checked = true;
     $("[data-seat-label]", d).textContent = seat;
     $("[data-nick-label]", d).textContent = tile.dataset.nick || "";
     d.showModal();
@@ -330,7 +339,7 @@
       var kind = opt && opt.dataset.penalty;
       if (kind) {
         var radio = $("#penalty-form input[name=do][value='" + kind + "']");
-        if (radio) radio.checked = true;
+        if (radio && !radio.disabled) radio.checked = true;
       }
     }
   });

@@ -143,7 +143,7 @@ def browser() -> Iterator[object]:
 def page(browser: object) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1366, "height": 860}, locale="ru-RU")  # type: ignore[attr-defined]
     pg = context.new_page()
-    pg.set_default_timeout(10_000)
+    pg.set_default_timeout(20_000)  # a loaded CI machine is slow; the waits are for real events
     try:
         yield pg
     finally:

@@ -129,8 +129,13 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
             wait_seq(page, before + 2)
             assert "№7 — фол" in page.inner_text(".flash-zone")
             # … undone with Ctrl+Z, after the confirmation naming it.
-            messages = []
-            page.once("dialog", lambda d: (messages.append(d.message), d.accept()))
+            messages: list[str] = []
+
+            def accept(dialog, messages=messages):
+                messages.append(dialog.message)
+                dialog.accept()
+
+            page.once("dialog", accept)
             page.keyboard.press("Control+z")
             wait_seq(page, before + 3)
             assert messages and "№7 — фол" in messages[0]
