@@ -693,6 +693,10 @@ class _Grid:
         if row > self.max_row:
             self.max_row = row
 
+    def height(self, row: int, points: float) -> None:
+        """The left and right blocks share rows: a row is as tall as its tallest need."""
+        self.heights[row] = max(points, self.heights.get(row, 0))
+
     def merge(self, row: int, col: int, row2: int, col2: int, value: Any, style: str | None = None) -> None:
         """Value in the top-left cell; the style on every cell so the borders show."""
         for r in range(row, row2 + 1):
@@ -944,12 +948,18 @@ def _black_seats(state: GameState) -> list[int]:
 
 # Columns: A № | B player | C role | D–G fouls | H removal | I left | J points |
 # K extra | L Ci | M gap | N vote labels | O… one column per candidate (at
-# least _MIN_CANDIDATE_COLS, so the notes of a Day fit beside its label).
+# least _MIN_CANDIDATE_COLS; together at least _CANDIDATES_WIDTH wide, so a
+# Day's notes fit beside its label — fewer, wider columns are fewer cells).
 _PROTOCOL_WIDTHS = [4.5, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 14, 7, 6, 6, 2, 15]
 _CANDIDATE_WIDTH = 5
-_MIN_CANDIDATE_COLS = 6
+_CANDIDATES_WIDTH = 30
+_MIN_CANDIDATE_COLS = 4
 _VOTE_LABEL_COL = 14
 _FIRST_CAND_COL = 15
+
+
+def _candidate_width(ncols: int) -> float:
+    return max(_CANDIDATE_WIDTH, round(_CANDIDATES_WIDTH / max(ncols, 1), 1))
 
 
 @dataclass
@@ -1011,7 +1021,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     g.ncols = max([_MIN_CANDIDATE_COLS, *(len(b.candidates) for b in blocks)])
     last = _FIRST_CAND_COL + g.ncols - 1
     g.merge(1, 1, 1, 12, L["title"], "title")
-    g.heights[1] = 24
+    g.height(1, 24)
     g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {h.title}" if h.title else "") if h.game_id else h.title, "section")
     # Header: label / value pairs on three rows.
     g.merge(2, 1, 2, 2, L["tournament"], "label")
@@ -1042,7 +1052,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     players = state.players or []
     for seat in range(1, 11):
         r = top + 1 + seat
-        g.heights[r] = 16
+        g.height(r, 16)
         role = roles.get(seat, "civilian")
         black = role in ("don", "mafia")
         g.put(r, 1, seat, "td_bold")
@@ -1066,7 +1076,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     # Result.
     g.merge(r, 1, r, 2, L["result"], "label")
     g.merge(r, 3, r, 12, _winner_text(state, lang), "value_bold")
-    g.heights[r] = 18
+    g.height(r, 18)
     # Best move: the player's seat, up to three seats, the verdict.
     r += 2
     bms = _record(state, "best_moves")
@@ -1173,15 +1183,15 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
             g.merge(r, lc, r, last, text, "note")
             # Rows do not grow by themselves when the file is opened: give a
             # long note the lines it needs (≈ 1.3 characters of 8 pt per width unit).
-            room = (15 + _CANDIDATE_WIDTH * (last - fc + 1)) * 1.3
-            g.heights[r] = 11.5 * max(1, -(-len(text) // int(room)))
+            room = (15 + _candidate_width(last - fc + 1) * (last - fc + 1)) * 1.3
+            g.height(r, 11.5 * max(1, -(-len(text) // int(room))))
 
 
 def write_protocol_sheet(workbook: Workbook, proto: GameProtocol, lang: str = "ru", title: str | None = None) -> Any:
     lang = normalize_lang(lang)
     ws = _new_sheet(workbook, title or LABELS[lang]["sheet_protocol"])
     grid = _draw_protocol(proto, lang)
-    _widths(ws, [*_PROTOCOL_WIDTHS, *([_CANDIDATE_WIDTH] * grid.ncols)])
+    _widths(ws, [*_PROTOCOL_WIDTHS, *([_candidate_width(grid.ncols)] * grid.ncols)])
     ws.freeze_panes = "A6"
     _page_setup(ws)
     grid.write(ws, _styles(workbook))

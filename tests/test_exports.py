@@ -515,3 +515,11 @@ def test_disqualification_in_english():
     row = row_values(discipline, r + 2, 2, 7)
     assert row[:4] == ["Day 1", 8, "Hotel", "Disqualifying foul"]
     assert row[4].startswith("Speaking outside one's own minute")
+
+
+@pytest.mark.django_db
+def test_player_rows_keep_their_height_beside_a_day_note(examples):
+    # black_win: the V5 note of Day 1 falls on a player's row; the row keeps 16 pt.
+    ws = workbook_of([examples["black_win"].pk])["Протокол"]
+    top, _ = find(ws, "№", col=1)
+    assert all(ws.row_dimensions[r].height == 16 for r in range(top + 2, top + 12))
