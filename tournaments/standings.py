@@ -144,29 +144,39 @@ class Standings:
         return {r.participant_id: r for r in self.rows}
 
 
-def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game_id: int | None = None) -> tuple[list[Line], dict[int, dict[str, Any]]]:
-    """The counted lines of a tournament (optionally one stage), and table info by game id."""
+def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, with_seats: bool = False) -> tuple[list[Line], dict[int, dict[str, Any]]]:
+    """The counted lines of a tournament (optionally one stage), and table info by game id.
+
+    Five queries whatever the size, each filtered by joins (no long IN
+    lists); `with_seats` also reads the best moves' seats (JSON, for the
+    player history only).
+    """
     tables = Table.objects.filter(round__stage__tournament=tournament, game__status=GameStatus.FINISHED)
+    games: dict[str, Any] = {"game__tournament_table__round__stage__tournament": tournament, "game__status": GameStatus.FINISHED}
     if stage is not None:
         tables = tables.filter(round__stage=stage)
+        games["game__tournament_table__round__stage"] = stage
     info: dict[int, dict[str, Any]] = {}
     for t in tables.values("id", "game_id", "number", "round__number", "round__stage_id", "round__stage__order", "round__stage__name"):
         info[t["game_id"]] = dict(t)
     if not info:
         return [], info
-    table_ids = [t["id"] for t in info.values()]
     seats: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    for s in TableSeat.objects.filter(table_id__in=table_ids).values_list("table_id", "seat_no", "participant_id", "participant__nickname"):
+    seat_filter: dict[str, Any] = {"table__round__stage__tournament": tournament, "table__game__status": GameStatus.FINISHED}
+    if stage is not None:
+        seat_filter["table__round__stage"] = stage
+    for s in TableSeat.objects.filter(**seat_filter).values_list("table_id", "seat_no", "participant_id", "participant__nickname"):
         seats[s[0]].append((s[1], s[2], s[3]))
     extras: dict[tuple[int, int], tuple[Decimal, str]] = {
-        (e["game_id"], e["seat_no"]): (e["points"], e["comment"]) for e in ExtraPoints.objects.filter(game_id__in=list(info)).values("game_id", "seat_no", "points", "comment")
+        (e["game_id"], e["seat_no"]): (e["points"], e["comment"]) for e in ExtraPoints.objects.filter(**games).values("game_id", "seat_no", "points", "comment")
     }
     # W3/F3: a removing penalty given during the player's own last word leaves
     # SeatResult's left_how at "shot"/"vote", yet the penalty applies: read
     # the penalty rows and the counts too.
-    disqualify = set(Penalty.objects.filter(game_id__in=list(info), kind="disqualify").values_list("game_id", "seat"))
+    disqualify = set(Penalty.objects.filter(kind="disqualify", **games).values_list("game_id", "seat"))
     regs = Regulations.from_dict(tournament.regulations or {})
-    results = SeatResult.objects.filter(game_id__in=list(info)).values(*_RESULT_FIELDS)
+    fields = _RESULT_FIELDS if with_seats else tuple(f for f in _RESULT_FIELDS if f != "best_move_seats")
+    results = SeatResult.objects.filter(**games).values(*fields)
     by_game: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         by_game[r["game_id"]].append(r)
@@ -197,7 +207,7 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, game
                     first_night_victim=r["first_night_victim"],
                     best_move_accepted=r["best_move_accepted"],
                     best_move_blacks=r["best_move_blacks"],
-                    best_move_seats=list(r["best_move_seats"] or []),
+                    best_move_seats=list(r.get("best_move_seats") or []),
                     left_how=r["left_how"],
                     extra=Decimal(extra),
                     extra_comment=comment,
@@ -230,7 +240,7 @@ def _match(rows: list[dict[str, Any]], seats: list[tuple[int, int, str]]) -> dic
 def compute(tournament: Tournament, *, stage: Stage | None = None, policy: ScoringPolicy | None = None, with_history: bool = False) -> Standings:
     """The standings of a tournament (or of one stage) under its policy (or another one)."""
     policy = policy or tournament.policy
-    lines, info = tournament_lines(tournament, stage=stage)
+    lines, info = tournament_lines(tournament, stage=stage, with_seats=with_history)
     scores = score_lines(lines, policy)
     participants = {p.pk: p.nickname for p in Participant.objects.filter(tournament=tournament).only("pk", "nickname")}
     rows = aggregate(lines, scores, participants, info if with_history else None)

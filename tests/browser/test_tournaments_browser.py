@@ -67,12 +67,12 @@ def test_organizer_flow_and_live_standings(page, live_server_url, live_user):
     standings = page.context.new_page()
     standings.goto(f"{url}/tournaments/{tid}/standings/")
     standings.wait_for_selector("#live-status:not([hidden])")
-    assert "Учтено игр: 0." in standings.inner_text("#standings")
+    assert standings.get_attribute("#standings", "data-games") == "0"
 
     for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "ppk", "team": "black"}):
         _act(page, url, game_id, action)
 
     # No reload: the websocket brought the new standings.
-    standings.wait_for_selector("#standings >> text=Учтена 1 игра.")
+    standings.wait_for_selector('#standings[data-games="1"]')
     winners = standings.locator("#standings tbody tr td.total").all_inner_texts()
     assert winners.count("1") == 7 and winners.count("0") == 3  # six civilians and the Sheriff won

@@ -79,7 +79,7 @@ async def test_snapshot_then_an_update_when_a_game_finishes_and_when_it_is_reope
     assert await comm.receive_nothing(timeout=0.3)
     await act(t1, last)  # the game finishes (ППК of black)
     frame = await receive_until(comm, 'data-games="1"')
-    assert "Учтена 1 игра." in frame
+    assert "Учтена 1 игра." in frame  # the same singular with or without the ru catalogue
     # Roles of a finished game are public; nothing of the running game t2 is sent.
     await undo(t1)  # reopened: the standings lose the game again
     assert 'data-games="0"' in await receive_until(comm, 'data-games="0"')
