@@ -26,7 +26,7 @@ from functools import cached_property
 from html import escape
 from typing import Any
 
-from django.utils.translation import get_language, gettext, pgettext
+from django.utils.translation import get_language, gettext, override, pgettext
 
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
 
@@ -577,29 +577,37 @@ class ChatLine:
     text: str
 
 
+def _ru(text: str) -> str:
+    with override("ru"):
+        return gettext(text)
+
+
 def chat_lines(state: GameState, last_action: dict[str, Any] | None = None) -> list[ChatLine]:
-    """The texts the host has to post now, exactly as to post them."""
+    """The texts the host has to post now, exactly as to post them.
+
+    The texts are Russian whatever the host's UI language: the game's chat
+    is in the official language (S4); only the labels follow the UI."""
     out: list[ChatLine] = []
     step = state.step
     if state.status == "running" and step in ("voting", "lift_vote") and state.nominees:
-        out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), gettext("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
+        out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
     if state.status == "running" and step == "voting":
         out.append(ChatLine("line", gettext("Черта после 5 секунд (V1)"), VOTE_LINE))
     if state.status == "running" and step == "speech" and not state.remaining_speakers() and state.nominees:
         # The last speech: the vote comes next, have the candidates ready.
-        out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), gettext("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
+        out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
     winks = _rec(state, "winks")
     if winks and last_action and last_action.get("do") == "wink":
         w = winks[-1]
-        out.append(ChatLine("wink", gettext("В ЛС игроку №%(t)s (N12)") % {"t": w["target"]}, gettext("Вам мигнул %(n)s") % {"n": w["by"]}))
+        out.append(ChatLine("wink", gettext("В ЛС игроку №%(t)s (N12)") % {"t": w["target"]}, _ru("Вам мигнул %(n)s") % {"n": w["by"]}))
     best = _rec(state, "best_moves")
     if best and (step in ("last_word",) and state.phase == "night" or (last_action or {}).get("do") == "best_move"):
         b = best[-1]
         if b.get("accepted") and not b.get("passed"):
-            out.append(ChatLine("best_move", gettext("Лучший ход (N6)"), gettext("Принято: %(list)s") % {"list": seat_list(b.get("seats") or [])}))
+            out.append(ChatLine("best_move", gettext("Лучший ход (N6)"), _ru("Принято: %(list)s") % {"list": seat_list(b.get("seats") or [])}))
     fouls = {int(k): v for k, v in (state.fouls or {}).items() if v}
     if fouls:
-        text = gettext("Фолы: %(list)s") % {"list": ", ".join(f"{s} — {n}" for s, n in sorted(fouls.items()))}
+        text = _ru("Фолы: %(list)s") % {"list": ", ".join(f"{s} — {n}" for s, n in sorted(fouls.items()))}
         out.append(ChatLine("fouls", gettext("Фолы (X3)"), text))
     return out
 

@@ -129,3 +129,12 @@ def test_violation_text_names_the_rule_in_russian_and_english():
         assert "D3" in pt.violation_text(exc) and "only the current speaker" in pt.violation_text(exc)
     # An unknown code falls back to the engine's message, which names the rule.
     assert "X9" in pt.violation_text(RuleViolation("brand_new", "X9", {}))
+
+
+def test_chat_texts_stay_russian_in_the_english_ui():
+    state = replay(SETUP + [{"do": "foul", "seat": 4}, {"do": "wink", "by": 2, "target": 7}])
+    with override("en"):
+        chat = {c.key: c.text for c in pt.chat_lines(state, {"do": "wink", "by": 2, "target": 7})}
+    # S4: the game's chat is Russian; the host copies these texts as they are.
+    assert chat["wink"] == "Вам мигнул 2"
+    assert chat["fouls"] == "Фолы: 4 — 1"
