@@ -202,9 +202,11 @@ def game_rebuild_projection(*, game: Game) -> GameState:
 def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game:
     """Store a protocol log (FORMAT.md) as a game, action by action through the engine."""
     actions = [a for a in data.get("actions", []) if a.get("do") != "expect" and not a.get("reject")]
-    game = game_create(host=host, title=title or str(data.get("name", "")))
-    for action in actions:
-        game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+    # All or nothing: a log the engine refuses halfway leaves no half game.
+    with transaction.atomic():
+        game = game_create(host=host, title=title or str(data.get("name", "")))
+        for action in actions:
+            game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
     return game
 
 

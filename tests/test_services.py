@@ -203,3 +203,12 @@ def test_next_step_gets_a_fresh_clock(game, host):
     record(game, {"do": "next"}, host)
     assert game.clock_key != first_key
     assert game.clock_duration_ms == 60_000  # free seating, 60 s (N0.4)
+
+
+@pytest.mark.django_db
+def test_import_of_a_refused_log_leaves_no_half_game(host):
+    actions = [{"do": "seat", "players": PLAYERS}, {"do": "start"}]  # start without roles: refused
+    with pytest.raises(RuleViolation):
+        services.game_import_log(host=host, data={"actions": actions})
+    assert not Game.objects.exists()
+    assert not GameAction.objects.exists()
