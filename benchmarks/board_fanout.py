@@ -406,7 +406,12 @@ def show(r: Result) -> None:
     )
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # unwind: every `finally` stops its daphne and workers
+
+
 def main() -> int:
+    signal.signal(signal.SIGTERM, _terminate)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--counts", default="100,500,1000")
     parser.add_argument("--redis-count", type=int, default=2000)

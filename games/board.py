@@ -38,12 +38,13 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import override
+from django.utils.translation import override, pgettext
 
 from games import services
 from games.fanout import peek_hub
@@ -90,7 +91,10 @@ def token_digest(token: str) -> str:
 
 def _step_label(step: str | None) -> str:
     labels = {
-        "dogovorka": _("Договорка"),
+        # Context "public board": the generic translations of these two
+        # ("Mafia meeting", "Shot at night") name a role or a shot, which a
+        # leak scanner of the public board must not find before the end.
+        "dogovorka": pgettext("public board", "Договорка"),
         "free_seating": _("Свободная посадка"),
         "speech": _("Речь"),
         "voting": _("Голосование"),
@@ -123,7 +127,7 @@ def _how_label(how: str) -> str:
         {
             "vote": _("Заголосован"),
             "lift_vote": _("Поднят голосованием"),
-            "shot": _("Убит ночью"),
+            "shot": pgettext("public board", "Убит ночью"),
             "fouls": _("Удалён: 4 фола"),
             "disqualified": _("Дисквалифицирован"),
             "warnings": _("Удалён: 2 предупреждения"),
@@ -483,53 +487,67 @@ class _BodyCache:
 body_cache = _BodyCache()
 
 
-def _language() -> Any:
-    # Frames go to everybody: render them in the site language, not in the
-    # language of the host's request that happened to trigger the broadcast.
-    from django.conf import settings
-
-    return override(settings.LANGUAGE_CODE)
+def languages() -> list[str]:
+    return [code for code, _name in settings.LANGUAGES]
 
 
-def board_frame(game: Game, *, snapshot: bool = False) -> Frame:
+def frame_language(code: str | None) -> str:
+    """A language of the site for `code` (e.g. from ?lang= or the request), else the default.
+
+    Frames are rendered once per change and per site language (two), never
+    per spectator; each socket gets the text of its page's language.
+    """
+    codes = languages()
+    if code:
+        code = code.lower()
+        if code in codes:
+            return code
+        if code.split("-")[0] in codes:
+            return code.split("-")[0]
+    return str(settings.LANGUAGE_CODE)
+
+
+def board_frame(game: Game, *, snapshot: bool = False, lang: str | None = None) -> Frame:
     """The public frame of `game` as stored in the row given (render once, cached)."""
+    lang = frame_language(lang)
     key = (game.seq, _ms(game.updated_at), str(game.status))
-    with _language():
-        hit = body_cache.get("board", game.pk, key)
+    with override(lang):
+        hit = body_cache.get(f"board:{lang}", game.pk, key)
         if hit is None:
             view = public_view(game)
             body = _compact(render_to_string(f"{BOARD_TEMPLATE}#board-body", {"board": view}))
-            body_cache.put("board", game.pk, key, view, body)
+            body_cache.put(f"board:{lang}", game.pk, key, view, body)
         else:
             view, body = hit
         clock = clock_view(game, visible=view["clock_visible"])
-        head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "snapshot": snapshot})
+        head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "snapshot": snapshot, "lang": lang})
     return Frame(game.pk, game.seq, view["at"], _compact(head) + body)
 
 
-def board_frame_for(game_id: int, *, snapshot: bool = False) -> Frame | None:
+def board_frame_for(game_id: int, *, snapshot: bool = False, lang: str | None = None) -> Frame | None:
     # No transaction: on SQLite ours take the write lock at BEGIN (IMMEDIATE),
     # and a frame torn between two revisions is corrected by the next one.
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         return None
-    return board_frame(game, snapshot=snapshot)
+    return board_frame(game, snapshot=snapshot, lang=lang)
 
 
-def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool = False) -> Frame:
+def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool = False, lang: str | None = None) -> Frame:
+    lang = frame_language(lang)
     key = (game.seq, _ms(game.updated_at), game.overlay_delay_seconds, token_digest(game.overlay_token))
-    with _language():
-        hit = body_cache.get("overlay", game.pk, key) if as_of is None else None
+    with override(lang):
+        hit = body_cache.get(f"overlay:{lang}", game.pk, key) if as_of is None else None
         if hit is None:
             view = overlay_view(game, as_of=as_of)
             body = _compact(render_to_string(f"{OVERLAY_TEMPLATE}#overlay-body", {"ov": view}))
             if as_of is None:
-                body_cache.put("overlay", game.pk, key, view, body)
+                body_cache.put(f"overlay:{lang}", game.pk, key, view, body)
         else:
             view, body = hit
         # A snapshot as of the past has no clock: the clock fields only hold now.
         clock = clock_view(game, visible=as_of is None and not view["over"])
-        head = render_to_string(f"{OVERLAY_TEMPLATE}#overlay-live", {"ov": view, "clock": clock, "snapshot": snapshot})
+        head = render_to_string(f"{OVERLAY_TEMPLATE}#overlay-live", {"ov": view, "clock": clock, "snapshot": snapshot, "lang": lang})
     return Frame(game.pk, view["seq"], view["at"], _compact(head) + body)
 
 
@@ -545,47 +563,50 @@ def _compact(html: str) -> str:
 
 
 def broadcast_game(game_id: int) -> None:
-    """Render the frames of a game once and hand them to the channel layer."""
+    """Render the frames of a game once (per site language) and hand them to the channel layer."""
     layer = get_channel_layer()
     if layer is None:
         return
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         return
-    frame = board_frame(game)
-    overlay = overlay_frame(game) if game.overlay_token else None
-    digest = token_digest(game.overlay_token)
-    send = async_to_sync(_send_all)
-    send(layer, game_id, frame, overlay, digest)
+    board_frames = {lang: board_frame(game, lang=lang) for lang in languages()}
+    overlay_frames = {lang: overlay_frame(game, lang=lang) for lang in languages()} if game.overlay_token else {}
+    async_to_sync(_send_all)(layer, game_id, board_frames, overlay_frames, token_digest(game.overlay_token))
 
 
-async def _send_all(layer: Any, game_id: int, frame: Frame, overlay: Frame | None, digest: str) -> None:
+def _message(kind: str, group: str, game_id: int, frames: dict[str, Frame]) -> dict[str, Any]:
+    default = frames.get(str(settings.LANGUAGE_CODE)) or next(iter(frames.values()))
+    return {
+        "type": kind,
+        "group": group,
+        "game_id": game_id,
+        "seq": default.seq,
+        "at": default.at,
+        "html": default.html,
+        "html_by_lang": {lang: f.html for lang, f in frames.items()},
+    }
+
+
+async def _send_all(layer: Any, game_id: int, board_frames: dict[str, Frame], overlay_frames: dict[str, Frame], digest: str) -> None:
     group = board_group(game_id)
+    message = _message(BOARD_UPDATE, group, game_id, board_frames)
     # Under daphne this coroutine runs on the server's loop while the host's
     # request thread waits for it: hold that thread until the local
     # spectators have the frame, so rendering the host's response does not
     # compete with the socket writes for the GIL (bounded: the layer may
     # drop the message, and then clients resync from seq gaps).
     hub = peek_hub()
-    delivered = hub.expect(group, frame.seq, frame.at) if hub is not None else None
-    await layer.group_send(
-        group,
-        {"type": BOARD_UPDATE, "group": group, "game_id": game_id, "seq": frame.seq, "at": frame.at, "html": frame.html},
-    )
+    delivered = hub.expect(group, message["seq"], message["at"]) if hub is not None else None
+    await layer.group_send(group, message)
     # Overlays always hear about the token: an empty or new digest closes
     # the sockets opened with a revoked token.
-    await layer.group_send(
-        overlay_group(game_id),
-        {
-            "type": OVERLAY_UPDATE,
-            "group": overlay_group(game_id),
-            "game_id": game_id,
-            "seq": overlay.seq if overlay else frame.seq,
-            "at": overlay.at if overlay else frame.at,
-            "html": overlay.html if overlay else "",
-            "token_digest": digest,
-        },
-    )
+    if overlay_frames:
+        overlay = _message(OVERLAY_UPDATE, overlay_group(game_id), game_id, overlay_frames)
+    else:
+        overlay = {"type": OVERLAY_UPDATE, "group": overlay_group(game_id), "game_id": game_id, "seq": message["seq"], "at": message["at"], "html": "", "html_by_lang": {}}
+    overlay["token_digest"] = digest
+    await layer.group_send(overlay_group(game_id), overlay)
     if hub is not None:
         await hub.wait(delivered, timeout=0.25)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hmac
 from datetime import datetime, timedelta
+from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
@@ -22,8 +23,14 @@ from games import board
 from games.models import Game
 
 
-def _ws_path(request: HttpRequest, kind: str, game_id: int, query: str = "") -> str:
-    return f"/ws/games/{game_id}/{kind}/" + (f"?{query}" if query else "")
+def _ws_path(kind: str, game_id: int, **params: str) -> str:
+    return f"/ws/games/{game_id}/{kind}/?" + urlencode({k: v for k, v in params.items() if v})
+
+
+def _lang(request: HttpRequest) -> str:
+    # The page's language (LocaleMiddleware); the socket and the snapshots
+    # carry it so that frames match the page they land in.
+    return board.frame_language(request.GET.get("lang") or getattr(request, "LANGUAGE_CODE", None))
 
 
 @require_safe
@@ -31,15 +38,16 @@ def _ws_path(request: HttpRequest, kind: str, game_id: int, query: str = "") -> 
 def board_page(request: HttpRequest, game_id: int) -> HttpResponse:
     # The page embeds the very frame the websocket sends (cached per revision).
     game = get_object_or_404(Game, pk=game_id)
-    frame = board.board_frame(game, snapshot=True)
+    lang = _lang(request)
+    frame = board.board_frame(game, snapshot=True, lang=lang)
     return render(
         request,
         "games/board.html",
         {
             "frame_html": frame.html,
             "title": board.public_title(game),
-            "ws_path": _ws_path(request, "board", game.pk, request.GET.urlencode() if "fanout" in request.GET else ""),
-            "snapshot_url": reverse("board:snapshot", args=[game.pk]),
+            "ws_path": _ws_path("board", game.pk, lang=lang, fanout=request.GET.get("fanout", "")),
+            "snapshot_url": reverse("board:snapshot", args=[game.pk]) + "?" + urlencode({"lang": lang}),
         },
     )
 
@@ -47,7 +55,7 @@ def board_page(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_safe
 @never_cache
 def board_snapshot(request: HttpRequest, game_id: int) -> HttpResponse:
-    frame = board.board_frame_for(game_id, snapshot=True)
+    frame = board.board_frame_for(game_id, snapshot=True, lang=_lang(request))
     if frame is None:
         raise Http404
     return HttpResponse(frame.html, content_type="text/html; charset=utf-8")
@@ -76,15 +84,16 @@ def overlay_page(request: HttpRequest, game_id: int, token: str | None = None) -
     game = _overlay_game(request, game_id, token)
     if isinstance(game, HttpResponse):
         return game
-    frame = board.overlay_frame(game, as_of=_as_of(game), snapshot=True)
+    lang = _lang(request)
+    frame = board.overlay_frame(game, as_of=_as_of(game), snapshot=True, lang=lang)
     return render(
         request,
         "games/overlay.html",
         {
             "frame_html": frame.html,
             "title": game.title,
-            "ws_path": _ws_path(request, "overlay", game.pk, f"token={game.overlay_token}"),
-            "snapshot_url": reverse("board:overlay-snapshot", args=[game.pk]) + f"?token={game.overlay_token}",
+            "ws_path": _ws_path("overlay", game.pk, token=game.overlay_token, lang=lang),
+            "snapshot_url": reverse("board:overlay-snapshot", args=[game.pk]) + "?" + urlencode({"token": game.overlay_token, "lang": lang}),
         },
     )
 
@@ -95,5 +104,5 @@ def overlay_snapshot(request: HttpRequest, game_id: int) -> HttpResponse:
     game = _overlay_game(request, game_id)
     if isinstance(game, HttpResponse):
         return game
-    frame = board.overlay_frame(game, as_of=_as_of(game), snapshot=True)
+    frame = board.overlay_frame(game, as_of=_as_of(game), snapshot=True, lang=_lang(request))
     return HttpResponse(frame.html, content_type="text/html; charset=utf-8")

@@ -52,14 +52,18 @@ def _query(scope: dict[str, Any]) -> dict[str, str]:
     return {k: v[-1] for k, v in parsed.items() if v}
 
 
+def _text(message: dict[str, Any], lang: str) -> str:
+    return str((message.get("html_by_lang") or {}).get(lang) or message.get("html") or "")
+
+
 @database_sync_to_async  # type: ignore[untyped-decorator]
-def _board_frame(game_id: int) -> str | None:
-    frame = board.board_frame_for(game_id, snapshot=True)
+def _board_frame(game_id: int, lang: str) -> str | None:
+    frame = board.board_frame_for(game_id, snapshot=True, lang=lang)
     return frame.html if frame else None
 
 
 @database_sync_to_async  # type: ignore[untyped-decorator]
-def _overlay_start(game_id: int, token: str) -> tuple[int, str, str]:
+def _overlay_start(game_id: int, token: str, lang: str) -> tuple[int, str, str]:
     """(close code or 0, the first frame, the token digest)."""
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
@@ -68,7 +72,7 @@ def _overlay_start(game_id: int, token: str) -> tuple[int, str, str]:
         return CLOSE_FORBIDDEN, "", ""
     delay = int(game.overlay_delay_seconds)
     as_of = timezone.now() - timedelta(seconds=delay) if delay else None
-    frame = board.overlay_frame(game, as_of=as_of, snapshot=True)
+    frame = board.overlay_frame(game, as_of=as_of, snapshot=True, lang=lang)
     return 0, frame.html, board.token_digest(game.overlay_token)
 
 
@@ -77,6 +81,7 @@ class _FrameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
 
     channel_layer_alias = "__none__"  # no per-consumer channel: the hub delivers
     group = ""
+    lang = ""
 
     def game_id(self) -> int:
         return int(self.scope["url_route"]["kwargs"]["game_id"])
@@ -105,11 +110,11 @@ class _FrameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if proto is None:
             return False
         if proto.state == proto.STATE_OPEN:
-            write_prepared(proto, prepared.for_factory(proto.factory))
+            write_prepared(proto, prepared.for_factory(proto.factory, self.lang))
         return True
 
     async def hub_deliver(self, message: dict[str, Any]) -> None:
-        await self.base_send({"type": "websocket.send", "text": message["html"]})
+        await self.base_send({"type": "websocket.send", "text": _text(message, self.lang)})
 
     async def disconnect(self, code: int) -> None:
         if self.group:
@@ -123,9 +128,10 @@ class BoardConsumer(_FrameConsumer):
         game_id = self.game_id()
         # Subscribe before reading the frame: an update committed in between
         # is then either in the frame or delivered after it (seq orders them).
+        self.lang = board.frame_language(_query(self.scope).get("lang"))
         self.group = board.board_group(game_id)
         await get_hub().subscribe(self.group, self)
-        html = await _board_frame(game_id)
+        html = await _board_frame(game_id, self.lang)
         if html is None:
             await get_hub().unsubscribe(self.group, self)
             self.group = ""
@@ -143,12 +149,14 @@ class PlainBoardConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
     """The plain design: one consumer per spectator, a member of the group."""
 
     group = ""
+    lang = ""
 
     async def connect(self) -> None:
         game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.lang = board.frame_language(_query(self.scope).get("lang"))
         self.group = board.board_group(game_id)
         await self.channel_layer.group_add(self.group, self.channel_name)
-        html = await _board_frame(game_id)
+        html = await _board_frame(game_id, self.lang)
         if html is None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
             self.group = ""
@@ -159,7 +167,7 @@ class PlainBoardConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         await self.send(text_data=html)
 
     async def board_update(self, message: dict[str, Any]) -> None:
-        await self.send(text_data=message["html"])
+        await self.send(text_data=_text(message, self.lang))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         return
@@ -176,10 +184,11 @@ class OverlayConsumer(_FrameConsumer):
 
     async def connect(self) -> None:
         game_id = self.game_id()
-        token = _query(self.scope).get("token", "")
+        query = _query(self.scope)
+        self.lang = board.frame_language(query.get("lang"))
         self.group = board.overlay_group(game_id)
         await get_hub().subscribe(self.group, self)
-        code, html, digest = await _overlay_start(game_id, token)
+        code, html, digest = await _overlay_start(game_id, query.get("token", ""), self.lang)
         if code:
             await get_hub().unsubscribe(self.group, self)
             self.group = ""
@@ -205,7 +214,7 @@ class OverlayConsumer(_FrameConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
             return
         if message.get("html"):
-            await self.base_send({"type": "websocket.send", "text": message["html"]})
+            await self.base_send({"type": "websocket.send", "text": _text(message, self.lang)})
 
 
 async def board_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:

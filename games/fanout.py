@@ -42,7 +42,7 @@ class Sink(Protocol):
 
 
 class Prepared:
-    """One message framed once per websocket factory (autobahn PreparedMessage).
+    """One message framed once per websocket factory and language (autobahn PreparedMessage).
 
     Under daphne every socket of a process shares one autobahn factory, so
     the frame bytes (header + UTF-8 payload) are built once and each socket
@@ -50,18 +50,21 @@ class Prepared:
     frame to the sockets".
     """
 
-    __slots__ = ("_by_factory", "text")
+    __slots__ = ("_by_key", "message")
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._by_factory: dict[int, Any] = {}
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+        self._by_key: dict[tuple[int, str], Any] = {}
 
-    def for_factory(self, factory: Any) -> Any:
-        key = id(factory)
-        prepared = self._by_factory.get(key)
+    def text(self, lang: str) -> str:
+        return str((self.message.get("html_by_lang") or {}).get(lang) or self.message.get("html") or "")
+
+    def for_factory(self, factory: Any, lang: str) -> Any:
+        key = (id(factory), lang)
+        prepared = self._by_key.get(key)
         if prepared is None:
-            prepared = factory.prepareMessage(self.text.encode("utf-8"), isBinary=False)
-            self._by_factory[key] = prepared
+            prepared = factory.prepareMessage(self.text(lang).encode("utf-8"), isBinary=False)
+            self._by_key[key] = prepared
         return prepared
 
 
@@ -178,7 +181,7 @@ class Hub:
         sinks = self.sinks.get(group)
         if not sinks:
             return
-        prepared = Prepared(message.get("html") or "")
+        prepared = Prepared(message)
         # A copy: sockets may come and go while we write. The synchronous
         # path does not yield, so a frame reaches every local socket before
         # the next one starts (frames stay in seq order per socket).
@@ -248,7 +251,7 @@ def write_prepared(proto: Any, prepared: Any) -> None:
     except OSError:
         return  # the connection is broken; Twisted notices it on the next read
     if sent < len(data):
-        transport.write(data[sent:])
+        transport.write(data[sent:])  # type: ignore[union-attr]  # not None: it has a socket
 
 
 _hubs: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Hub] = weakref.WeakKeyDictionary()

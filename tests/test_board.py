@@ -38,8 +38,8 @@ def test_board_page_is_public_and_carries_seq_ws_path_and_snapshot_url(client, g
     assert response.status_code == 200
     html = response.content.decode()
     assert f'data-seq="{game.seq}"' in html
-    assert f'data-board-ws="/ws/games/{game.pk}/board/"' in html
-    assert reverse("board:snapshot", args=[game.pk]) in html
+    assert f'data-board-ws="/ws/games/{game.pk}/board/?lang=ru"' in html
+    assert reverse("board:snapshot", args=[game.pk]) + "?lang=ru" in html
     assert "Игрок7" in html and "Договорка" in html
     assert "js/board.js" in html
 
@@ -109,7 +109,7 @@ def test_overlay_page_needs_the_games_token(client, game, host):
     assert response.status_code == 200
     html = response.content.decode()
     assert "Шериф" in html  # roles shown, as streams do
-    assert f"/ws/games/{game.pk}/overlay/?token={game.overlay_token}" in html
+    assert f"/ws/games/{game.pk}/overlay/?token={game.overlay_token}&amp;lang=ru" in html
     snap = client.get(reverse("board:overlay-snapshot", args=[game.pk]), {"token": game.overlay_token})
     assert snap.status_code == 200 and 'data-full="1"' in snap.content.decode()
     old = game.overlay_token
@@ -175,3 +175,29 @@ def test_overlay_path_form_and_the_hosts_settings_url_do_not_clash(client, game,
     path_form = reverse("board:overlay", args=[game.pk, game.overlay_token])
     assert client.get(path_form).status_code == 200
     assert client.get(reverse("board:overlay", args=[game.pk, "wrong"])).status_code == 403
+
+
+@pytest.mark.django_db
+def test_frames_follow_the_language_of_the_page(client, game, host, django_capture_on_commit_callbacks, monkeypatch):
+    html = client.get(reverse("board:board", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert f'data-board-ws="/ws/games/{game.pk}/board/?lang=en"' in html and 'data-lang="en"' in html
+    snap = client.get(reverse("board:snapshot", args=[game.pk]), {"lang": "en"}).content.decode()
+    assert 'data-lang="en"' in snap
+    assert 'data-lang="ru"' in client.get(reverse("board:snapshot", args=[game.pk]), {"lang": "xx"}).content.decode()
+
+    from channels.layers import get_channel_layer
+
+    sent = []
+    layer = get_channel_layer()
+    original = layer.group_send
+
+    async def spy(group, message):
+        sent.append(message)
+        await original(group, message)
+
+    monkeypatch.setattr(layer, "group_send", spy)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.game_record_action(game=game, action={"do": "next"}, expected_seq=game.seq, by=host)
+    public = sent[0]
+    assert set(public["html_by_lang"]) == {"ru", "en"}  # rendered once per language, not per spectator
+    assert 'data-lang="en"' in public["html_by_lang"]["en"] and public["html"] == public["html_by_lang"]["ru"]

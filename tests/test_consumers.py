@@ -238,3 +238,16 @@ async def test_the_public_socket_never_carries_secrets_while_running(ahost):
     text = json.dumps(frames, ensure_ascii=False).lower()
     for word in ("шериф", "дон", "мафи", "sheriff", "mafia", "civilian", "role"):
         assert word not in text
+
+
+async def test_a_socket_gets_the_frames_of_its_pages_language(ahost):
+    game = await make_game(ahost)
+    ru, _, _ = await connect(f"/ws/games/{game.pk}/board/")
+    en, _, _ = await connect(f"/ws/games/{game.pk}/board/?lang=en")
+    assert 'data-lang="ru"' in await ru.receive_from(timeout=5)
+    assert 'data-lang="en"' in await en.receive_from(timeout=5)
+    await act(game, {"do": "next"}, ahost)
+    assert 'data-lang="ru"' in await ru.receive_from(timeout=5)
+    assert 'data-lang="en"' in await en.receive_from(timeout=5)
+    await ru.disconnect()
+    await en.disconnect()
