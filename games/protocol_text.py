@@ -593,7 +593,8 @@ def chat_lines(state: GameState, last_action: dict[str, Any] | None = None) -> l
         out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
     if state.status == "running" and step == "voting":
         out.append(ChatLine("line", gettext("Черта после 5 секунд (V1)"), VOTE_LINE))
-    if state.status == "running" and step == "speech" and not state.remaining_speakers() and state.nominees:
+    vote_follows = not (state.day == 1 and len(state.nominees) == 1) and state.day not in state.cancelled  # V5, F7–F10
+    if state.status == "running" and step == "speech" and not state.remaining_speakers() and state.nominees and vote_follows:
         # The last speech: the vote comes next, have the candidates ready.
         out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
     winks = _rec(state, "winks")

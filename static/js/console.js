@@ -374,18 +374,23 @@
     if (b) copyText(b.dataset.copy, b);
   });
 
-  // Local countdowns (V1: 5 seconds to finish gestures).
-  document.addEventListener("click", function (e) {
-    var b = e.target.closest && e.target.closest("[data-countdown]");
-    if (!b) return;
-    var out = b.parentNode.querySelector("[data-countdown-out]");
-    var end = Date.now() + parseInt(b.dataset.countdown, 10) * 1000;
+  // Local countdowns: V1 (5 seconds to finish gestures, then the line) and
+  // V2 (about 4 seconds per candidate, started when his row is activated).
+  function countdown(b, seconds, out, doneText) {
+    var end = Date.now() + seconds * 1000;
     clearInterval(b._t);
     b._t = setInterval(function () {
+      if (!document.body.contains(out)) { clearInterval(b._t); return; }
       var left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
-      out.textContent = left ? left + "…" : "«--------------»";
+      out.textContent = left ? left + "…" : doneText;
       if (!left) { clearInterval(b._t); beep(660, 200); }
     }, 100);
+  }
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("[data-countdown]");
+    if (b) { countdown(b, parseInt(b.dataset.countdown, 10), b.parentNode.querySelector("[data-countdown-out]"), "«--------------»"); return; }
+    var r = e.target.closest && e.target.closest("[data-row-countdown]");
+    if (r) countdown(r, parseInt(r.dataset.rowCountdown, 10), r.querySelector("[data-countdown-out]"), "✓");
   });
 
   // --- keyboard -------------------------------------------------------------------------------------
