@@ -438,6 +438,7 @@ def _sync_results(game: Game, state: GameState) -> None:
         if shot["night"] == 1 and shot.get("victim") is not None:
             first_night_victim = shot["victim"]
     best = {e["seat"]: e for e in _record(state, "best_moves")}
+    regs = game_regulations(game)
     rows = []
     for seat_no, nickname in enumerate(state.players or [], start=1):
         role = roles.get(seat_no, "civilian")
@@ -460,8 +461,10 @@ def _sync_results(game: Game, state: GameState) -> None:
                 fouls=int(public["fouls"].get(str(seat_no), 0)),
                 warnings=sum(1 for p in mine if p["kind"] == "warning"),
                 grey_cards=sum(1 for p in mine if p["kind"] == "grey_card"),
-                disqualified=how in ("disqualified", "warnings"),
-                removed_by_fouls=how == "fouls",
+                # From the penalties, not from `how`: a removing penalty during
+                # his own last word keeps his left entry (W3) yet still counts.
+                disqualified=any(p["kind"] == "disqualify" or (p["kind"] == "warning" and (p.get("count") or 0) >= regs.warnings_to_remove) for p in mine),
+                removed_by_fouls=any(p["kind"] == "foul" and (p.get("count") or 0) >= regs.fouls_to_remove for p in mine),
                 ppk=any(p["kind"] == "ppk" for p in mine),
                 first_night_victim=first_night_victim == seat_no,
                 best_move_seats=list(bm.get("seats") or []) if bm else [],

@@ -212,3 +212,19 @@ def test_import_of_a_refused_log_leaves_no_half_game(host):
         services.game_import_log(host=host, data={"actions": actions})
     assert not Game.objects.exists()
     assert not GameAction.objects.exists()
+
+
+@pytest.mark.django_db
+def test_w3_disqualification_during_the_deciding_last_word_is_in_the_result_rows(examples_dir, host):
+    actions = load_example(examples_dir, "red_win")
+    assert actions[-1] == {"do": "next"}  # the W2 last word of the deciding leaver
+    game = services.game_import_log(host=host, data={"actions": actions[:-1]})
+    game.refresh_from_db()
+    speaker = game.public_state["speaker"]
+    assert game.public_state["step"] == "last_word" and game.public_state["winner"] == "red"
+    record(game, {"do": "disqualify", "seat": speaker, "reason": "оскорбление"}, host)
+    game.refresh_from_db()
+    assert game.status == GameStatus.FINISHED and game.winner == "red"  # W3: the result stands
+    row = SeatResult.objects.get(game=game, seat_no=speaker)
+    assert row.disqualified is True
+    assert row.left_how == "vote"  # he left by the vote; the penalty still applies
