@@ -43,10 +43,18 @@
   // The page is free again as soon as the new console is in place (keys
   // pressed right after the swap must act on it), or when the request ends
   // without one.
-  document.addEventListener("htmx:load", function (e) {
-    var el = e.target;
-    if (el && (el.id === "console" || el.id === "clock" || el.id === "share")) setBusy(false);
-  });
+  // htmx's own events come after the settle delay (or not at all when the
+  // requesting element was swapped out), so watch the DOM: the moment a new
+  // console, clock or share box is inserted, keys act on it.
+  new MutationObserver(function (records) {
+    for (var i = 0; i < records.length; i++) {
+      var added = records[i].addedNodes;
+      for (var j = 0; j < added.length; j++) {
+        var id = added[j].id;
+        if (id === "console" || id === "clock" || id === "share") { setBusy(false); return; }
+      }
+    }
+  }).observe(document.documentElement, { childList: true, subtree: true });
   document.addEventListener("htmx:afterRequest", function (e) {
     var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
     if (verb === "get") return;
