@@ -6,9 +6,19 @@ the console (POST /games/<id>/act/ then /undo/, alternately, so the game never
 ends) at a steady rate. For every (update, spectator) pair we time the moment
 the POST was sent to the moment the frame of that revision (data-seq) arrived.
 
-Printed per configuration: click-to-receive p50 / p99 / max, frames lost,
-server CPU per delivered frame, and the server's memory per idle spectator
-(the RSS slope between N/2 and N connected, before any update).
+Printed per configuration: click-to-receive p50 / p99 / max over every
+(update, spectator) pair; "first p50": click to the first spectator of each
+update (the host request, the render and the hop, without the fan-out);
+frames lost; server CPU per update and per delivered frame (the host's
+request, its console response and the broadcast included); and the
+server's memory per idle spectator (the RSS slope between N/2 and N
+connected, before any update).
+
+The spectators run in client processes on the same machine (2 CPUs here):
+their own receive work (~40 µs a message with `websockets`) and any other
+load on the machine land in the figures, which is why the plain and hub
+designs are measured side by side in one run and compared as ratios.
+BOARD_TRACE=<path> writes per-update first/median/last receive times.
 
 Configurations, all in one run so the ratios compare like with like:
 - one daphne, in-memory channel layer, N = 100, 500, 1000:
@@ -193,7 +203,8 @@ class Result:
     expected: int = 0
     kib_per_spectator: float = 0.0
     cpu_us_per_frame: float = 0.0
-    cpu_percent: float = 0.0
+    cpu_ms_per_update: float = 0.0
+    first_ms: list[float] = field(default_factory=list)
     connect_s: float = 0.0
     post_ms: list[float] = field(default_factory=list)
     error: str = ""
@@ -358,7 +369,6 @@ def run_config(label: str, servers: list[Daphne], game: int, n: int, rate: float
             posted[seq] = t
         # Stragglers: a saturated server delivers late; give it time, then count losses.
         time.sleep(min(30.0, 2.0 + updates / rate))
-        elapsed = time.perf_counter() - start
         cpu = sum(cpu_seconds(s.pid) for s in servers) - cpu0
     finally:
         received = crowd.collect()
@@ -372,11 +382,13 @@ def run_config(label: str, servers: list[Daphne], game: int, n: int, rate: float
     for s, t in posted.items():
         times = received.get(s, [])
         result.latencies_ms.extend((x - t) * 1000 for x in times)
+        if times:
+            result.first_ms.append((min(times) - t) * 1000)
         result.lost += max(0, connected - len(times))
     result.expected = len(posted) * connected
     delivered = len(result.latencies_ms)
     result.cpu_us_per_frame = cpu / delivered * 1e6 if delivered else float("nan")
-    result.cpu_percent = cpu / elapsed * 100 / len(servers)
+    result.cpu_ms_per_update = cpu / max(1, len(posted)) * 1000
     return result
 
 
@@ -399,7 +411,8 @@ def show(r: Result) -> None:
     lost = f"{r.lost}/{r.expected}" if r.expected else "-"
     print(
         f"{r.label:<34} N={r.n:<5} p50 {r.pct(50):8.1f} ms  p99 {r.pct(99):8.1f} ms  max {max(r.latencies_ms, default=float('nan')):8.1f} ms"
-        f"  lost {lost:<11} cpu {r.cpu_us_per_frame:6.0f} µs/frame ({r.cpu_percent:3.0f}%/proc)  mem {r.kib_per_spectator:5.1f} KiB/spectator"
+        f"  first p50 {statistics.median(r.first_ms) if r.first_ms else float('nan'):6.1f} ms"
+        f"  lost {lost:<11} server CPU {r.cpu_ms_per_update:5.1f} ms/update {r.cpu_us_per_frame:4.0f} µs/frame  mem {r.kib_per_spectator:5.1f} KiB/spectator"
         + (f"  host POST p50 {statistics.median(r.post_ms):.0f} ms" if r.post_ms else "")
         + (f"  [{r.error}]" if r.error else ""),
         flush=True,
@@ -473,7 +486,7 @@ def main() -> int:
     for (key, n), r in sorted(results.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         if not key.endswith("-hub"):
             continue
-        plain = results.get((key.replace("-hub", "-plain").replace("core-", "pubsub-"), n))
+        plain = results.get((key.replace("-hub", "-plain").replace("core-", "pubsub-"), n))  # core-hub vs pubsub-plain
         if plain and plain.latencies_ms and r.latencies_ms:
             print(
                 f"{key:<12} N={n:<5} p99 plain/hub = {plain.pct(99) / r.pct(99):6.1f}×   p50 plain/hub = {plain.pct(50) / r.pct(50):6.1f}×"
