@@ -56,6 +56,7 @@ JS_TEXTS = (
     gettext_noop("Фол: нажмите номер места"),
     gettext_noop("Звук: вкл"),
     gettext_noop("Звук: выкл"),
+    gettext_noop("Страница не обновилась: перезагрузите её (F5)."),
 )
 
 
@@ -439,7 +440,7 @@ def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dic
             "voters": v["voters"],
             "last": v["candidates"][-1] if v["candidates"] else None,
             "kind": kind,
-            "key": f"vote-{state.day}-{state.vote_round}-{'.'.join(map(str, v['candidates']))}-{'.'.join(map(str, v['voters']))}",
+            "key": f"vote-{state.day}-{state.vote_round}-{'_'.join(map(str, v['candidates']))}-{'_'.join(map(str, v['voters']))}",
         }
     elif step == "lift_vote":
         v = by_do["lift_vote"]
@@ -447,14 +448,14 @@ def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dic
             "candidates": v["candidates"],
             "voters": v["voters"],
             "needed": next(n for n in range(len(v["voters"]) + 1) if state.regulations.lift_passes(n, len(v["voters"]))) if v["voters"] else 0,
-            "key": f"lift-{state.day}-{state.vote_round}-{'.'.join(map(str, v['voters']))}",
+            "key": f"lift-{state.day}-{state.vote_round}-{'_'.join(map(str, v['voters']))}",
         }
     elif step == "mafia_shot":
         v = by_do["shots"]
         ctx["shots"] = {
             "blacks": [{"seat": b, "role": pt.role_name(roles.get(b))} for b in v["blacks"]],
             "targets": v["targets"],
-            "key": f"shots-{state.day}-{'.'.join(map(str, v['blacks']))}-{'.'.join(map(str, v['targets']))}",
+            "key": f"shots-{state.day}-{'_'.join(map(str, v['blacks']))}-{'_'.join(map(str, v['targets']))}",
         }
     elif step in ("don_check", "sheriff_check"):
         v = by_do[step]

@@ -516,3 +516,16 @@ def test_tie_speeches_and_lift_vote_panels(client_host, host, examples_dir):
             seen.add("lift")
             assert 'data-picker="lift"' in html and "Кто за то, чтобы все голосуемые Игроки покинули Игру?" in html
     assert seen == {"tie", "lift"}
+
+
+@pytest.mark.django_db
+def test_preserved_panels_have_css_safe_ids(client_host, host, examples_dir):
+    # htmx looks hx-preserve elements up with "#" + id: a dot would break the swap.
+    game = running_game(host, client_host)
+    for a in load_actions(examples_dir, "red_win")[3:]:
+        html = act(client_host, game, action_to_post(a)).content.decode()
+        for panel_id in re.findall(r'id="([^"]+)" hx-preserve', html):
+            assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]*", panel_id), panel_id
+        game.refresh_from_db()
+        if a["do"] == "shots":
+            break

@@ -61,6 +61,10 @@
     setBusy(false);
     if (!e.detail.successful && !e.detail.xhr.status) flash(gettextish("Нет связи с сервером: действие не записано."));
   });
+  document.addEventListener("htmx:swapError", function () {
+    setBusy(false);
+    flash(gettextish("Страница не обновилась: перезагрузите её (F5)."));
+  });
   document.addEventListener("htmx:responseError", function (e) {
     var s = e.detail.xhr.status;
     if (s === 403) flash(gettextish("Нет прав на эту игру (403)."));

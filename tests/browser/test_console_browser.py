@@ -61,7 +61,7 @@ def snap(page, name: str) -> None:
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def play(page, action: dict) -> None:
+def play(page, action: dict, interrupt_vote=None) -> None:
     """One log action by the clicks and keys a host would use."""
     do = action["do"]
     if do == "roles":
@@ -76,11 +76,13 @@ def play(page, action: dict) -> None:
         # During a speech a seat's digit (or a click on its tile) nominates it.
         page.keyboard.press(key_for(action["target"]))
     elif do == "votes":
-        for cand, voters in action["for"].items():
+        for n, (cand, voters) in enumerate(action["for"].items()):
             row = f'#console .vote-row[data-candidate="{cand}"]'
             page.click(f"{row} [data-activate]")
             for v in voters:
                 page.click(f'{row} label[data-pick-seat="{v}"]')
+            if n == 0 and interrupt_vote:
+                interrupt_vote(page, row, voters)
         snap(page, "vote-panel")
         page.click("#console .vote-form [data-submit]")
     elif do == "shots":
@@ -116,10 +118,26 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
     game_id = int(page.get_attribute("#console", "data-game"))
     snap(page, "setup")
 
+    def foul_during_the_vote(page, row, voters):
+        # A foul given mid-vote (F18, say) and undone: the ticks stay (hx-preserve).
+        n = seq(page)
+        page.keyboard.press("f")
+        page.keyboard.press("9")
+        wait_seq(page, n + 1)
+        page.once("dialog", lambda d: d.accept())
+        page.keyboard.press("Control+z")
+        wait_seq(page, n + 2)
+        for v in voters:
+            assert page.is_checked(f'{row} label[data-pick-seat="{v}"] input')
+
+    interrupted = False
     for i, action in enumerate(actions[1:], start=1):
         before = seq(page)
-        play(page, action)
-        wait_seq(page, before + 1)
+        hook = None
+        if action["do"] == "votes" and not interrupted:
+            hook, interrupted = foul_during_the_vote, True
+        play(page, action, hook)
+        wait_seq(page, before + (3 if hook else 1))
         if action["do"] == "start":
             snap(page, "night0")
         if i == 10:
