@@ -105,6 +105,9 @@ def play(page, action: dict, interrupt_vote=None) -> None:
 
 def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user, live_manage):
     actions = example_actions()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in (m.location or {}).get("url", "") else None)
     sign_in(page, live_server_url, live_user)
 
     # Create the game: the ten nicknames pasted, the order kept as typed.
@@ -164,6 +167,7 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
             snap(page, "night1-don-check")
 
     assert "Победа красных" in page.inner_text("#console .banner")
+    assert errors == [], errors  # no script error, no failed swap (htmx logs those)
     snap(page, "finished")
 
     out = live_manage(
