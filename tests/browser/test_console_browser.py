@@ -218,3 +218,28 @@ def test_reload_mid_speech_shows_the_same_remaining_time(page, live_server_url, 
     page.reload()
     assert int(page.get_attribute("#clock .clock", "data-remaining-ms")) == paused
     assert page.get_attribute("#clock .clock", "data-running") == "0"
+
+
+def test_a_second_device_of_the_host_follows(page, live_server_url, live_user, live_manage):
+    actions = example_actions()[:5]
+    log = json.dumps({"format": "mafia-protocol-log/1", "actions": actions})
+    out = live_manage(
+        "shell",
+        "-c",
+        "import json; from django.contrib.auth import get_user_model; from games import services; "
+        f"u = get_user_model().objects.get(username={live_user[0]!r}); "
+        f"g = services.game_import_log(host=u, data=json.loads({log!r}), title='two devices'); print(g.pk)",
+    )
+    game_id = int(out.strip().splitlines()[-1])
+    sign_in(page, live_server_url, live_user)
+    page.goto(f"{live_server_url}/games/{game_id}/")
+    tablet = page.context.new_page()
+    tablet.goto(f"{live_server_url}/games/{game_id}/")
+    n = seq(page)
+    page.keyboard.press("3")  # seat 1 nominates seat 3 on the laptop …
+    wait_seq(page, n + 1)
+    # … and the tablet shows it within its poll (3 s), without a reload.
+    tablet.wait_for_selector(f'#console[data-seq="{n + 1}"]', timeout=8000)
+    assert "⇧1" in tablet.inner_text("#tile-3")
+    page.click("#clock-toggle")  # a paused clock is followed too
+    tablet.wait_for_selector('#clock .clock[data-running="0"]', timeout=8000)
