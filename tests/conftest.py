@@ -23,3 +23,26 @@ def host(db, django_user_model):
 @pytest.fixture
 def other_user(db, django_user_model):
     return django_user_model.objects.create_user(username="stranger", password="stranger-pass-123")
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the whole run (Debian's package, never a downloaded build).
+
+    Playwright's sync API refuses a second instance while one is open in the
+    same thread, so every browser test in every folder uses this fixture.
+    """
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: `make browsers` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

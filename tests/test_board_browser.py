@@ -55,19 +55,14 @@ def server(tmp_path):
 
 
 @pytest.fixture
-def page():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        context = browser.new_context(viewport={"width": 1366, "height": 860}, locale="ru-RU")
-        pg = context.new_page()
-        errors: list[str] = []
-        pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.errors = errors  # type: ignore[attr-defined]
-        yield pg
-        context.close()
-        browser.close()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1366, "height": 860}, locale="ru-RU")
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors  # type: ignore[attr-defined]
+    yield pg
+    context.close()
 
 
 def seq_on(pg) -> int:

@@ -125,18 +125,8 @@ def live_user(live_manage: Callable[..., str]) -> tuple[str, str]:
     return username, password
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing: `make browsers` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+# The session-wide `browser` fixture lives in tests/conftest.py: Playwright's
+# sync API allows one instance per thread, so every browser test shares it.
 
 
 @pytest.fixture
