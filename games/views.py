@@ -146,6 +146,7 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
             raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
         action = parse_action(request.POST)
         if action.get("do") == "seat" and request.POST.get("seating") == "random":
+            # S1: the seed goes into the log with the seating it produced.
             players, seed = services.draw_seating(action["players"])
             action = {"do": "seat", "players": players, "seed": seed}
         services.game_record_action(game=game, action=action, expected_seq=expected, by=request.user)
@@ -155,9 +156,6 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
     except services.StaleRevision as exc:
         game.refresh_from_db()
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
-    if action.get("do") == "seat" and action.get("seed") and game.seating_seed != action["seed"]:
-        Game.objects.filter(pk=game.pk).update(seating_seed=action["seed"])
-        game.seating_seed = action["seed"]
     if action.get("do") == "tech_pause" and game.clock_started_at is not None:
         # D7: the step's clock waits while the technical pause runs.
         services.game_clock_control(game=game, command="pause", by=request.user)

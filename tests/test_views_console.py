@@ -179,7 +179,8 @@ def test_reseat_from_the_console_draws_with_a_seed(client_host, game):
     assert r.status_code == 200
     game.refresh_from_db()
     last = game.action_payloads()[-1]
-    assert last["seed"] == game.seating_seed and sorted(last["players"]) == sorted(PLAYERS)
+    assert last["seed"] and sorted(last["players"]) == sorted(PLAYERS)
+    assert last["players"] == services.draw_seating(list(reversed(PLAYERS)), last["seed"])[0]
 
 
 # --- the console fragment --------------------------------------------------------------------------
