@@ -19,6 +19,7 @@ Every user-visible text goes through gettext with the Russian text as msgid
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -302,6 +303,7 @@ class _Cached:
 
 _CACHE: OrderedDict[tuple[Any, ...], _Cached] = OrderedDict()
 _CACHE_SIZE = 128
+_CACHE_LOCK = threading.Lock()
 
 
 def replay_lines(
@@ -348,10 +350,12 @@ def replay_lines(
         when, text, minor = describe(action, before, state, i)  # type: ignore[arg-type]
         out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action))
     if key is not None and out.error is None:
-        _CACHE[key] = _Cached(out.lines, state.copy())
-        _CACHE.move_to_end(key)
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+        entry = _Cached(out.lines, state.copy())
+        with _CACHE_LOCK:
+            _CACHE[key] = entry
+            _CACHE.move_to_end(key)
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
     return out
 
 
