@@ -138,3 +138,27 @@ def test_chat_texts_stay_russian_in_the_english_ui():
     # S4: the game's chat is Russian; the host copies these texts as they are.
     assert chat["wink"] == "Вам мигнул 2"
     assert chat["fouls"] == "Фолы: 4 — 1"
+
+
+def test_cached_lines_follow_undo_and_new_actions():
+    log = SETUP + [{"do": "foul", "seat": 3}, {"do": "foul", "seat": 4}]
+    key = ("test-cache", 1)
+    first = pt.replay_lines(log, None, [1, 2, 3, 4, 5], cache_key=key)
+    assert first.lines[-1].full == "Ночь 0: №4 — фол (1-й)"
+    # The last action undone (seq 5), a new one recorded (seq 7): only the
+    # common prefix of seqs is reused.
+    log2 = SETUP + [{"do": "foul", "seat": 3}, {"do": "warning", "seat": 9}]
+    second = pt.replay_lines(log2, None, [1, 2, 3, 4, 7], cache_key=key)
+    assert [line.full for line in second.lines] == [line.full for line in pt.replay_lines(log2).lines]
+    assert second.state.public_dict() == replay(log2).public_dict()
+    # Appending goes on from the cached state, loading only the new actions.
+    loaded = []
+
+    def load(start):
+        loaded.append(start)
+        return (log2 + [{"do": "next"}])[start:]
+
+    third = pt.replay_lines(load, None, [1, 2, 3, 4, 7, 8], cache_key=key)
+    assert loaded == [5]
+    assert third.state.public_dict() == replay(log2 + [{"do": "next"}]).public_dict()
+    assert third.lines[-1].full == "Ночь 0: договорка окончена"
