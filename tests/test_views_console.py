@@ -530,3 +530,9 @@ def test_preserved_panels_have_css_safe_ids(client_host, host, examples_dir):
         game.refresh_from_db()
         if a["do"] == "shots":
             break
+
+
+@pytest.mark.django_db
+def test_no_template_comment_leaks_into_the_page(client_host, game):
+    html = client_host.get(reverse("games:console", args=[game.pk])).content.decode()
+    assert "{#" not in html and "#}" not in html and "{%" not in html
