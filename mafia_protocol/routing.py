@@ -8,5 +8,5 @@ from tournaments.consumers import standings_socket
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/games/<int:game_id>/board/", board_socket, name="ws-board"),  # type: ignore[arg-type]
     path("ws/games/<int:game_id>/overlay/", overlay_socket, name="ws-overlay"),
-    path("ws/tournaments/<int:tournament_id>/standings/", standings_socket, name="ws-tournament-standings"),  # type: ignore[arg-type]
+    path("ws/tournaments/<int:tournament_id>/standings/", standings_socket, name="ws-tournament-standings"),
 ]
