@@ -179,7 +179,10 @@ def test_overlay_path_form_and_the_hosts_settings_url_do_not_clash(client, game,
 
 @pytest.mark.django_db
 def test_frames_follow_the_language_of_the_page(client, game, host, django_capture_on_commit_callbacks, monkeypatch):
-    html = client.get(reverse("board:board", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    from django.conf import settings
+
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"  # the language switcher's choice
+    html = client.get(reverse("board:board", args=[game.pk])).content.decode()
     assert f'data-board-ws="/ws/games/{game.pk}/board/?lang=en"' in html and 'data-lang="en"' in html
     snap = client.get(reverse("board:snapshot", args=[game.pk]), {"lang": "en"}).content.decode()
     assert 'data-lang="en"' in snap
