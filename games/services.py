@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -24,7 +24,6 @@ from games.models import (
     Game,
     GameAction,
     GameSeat,
-    GameStatus,
     NightAction,
     Nomination,
     Penalty,
@@ -230,7 +229,7 @@ def clock_deadline(game: Game) -> datetime | None:
     """When the running clock reaches zero, or None when it is paused."""
     if game.clock_started_at is None or game.timeout_since is not None:
         return None
-    return timezone.now() + timezone.timedelta(milliseconds=clock_remaining_ms(game))
+    return timezone.now() + timedelta(milliseconds=clock_remaining_ms(game))
 
 
 def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -> Game:
@@ -356,7 +355,7 @@ def _sync_seats(game: Game, state: GameState) -> None:
     existing = {s.seat_no: s for s in game.seats.all()}
     for seat_no in range(1, 11):
         nickname = players[seat_no - 1] if len(players) >= seat_no else ""
-        role = roles.get(seat_no, roles.get(str(seat_no), "")) if roles else ""
+        role = roles.get(seat_no) or ""
         seat = existing.get(seat_no)
         if not nickname:
             if seat:

@@ -7,7 +7,17 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import services
-from games.models import Game, GameAction, GameSeat, GameStatus, NightAction, Nomination, Penalty, SeatResult, Vote
+from games.models import (
+    Game,
+    GameAction,
+    GameSeat,
+    GameStatus,
+    NightAction,
+    Nomination,
+    Penalty,
+    SeatResult,
+    Vote,
+)
 from games.rules import RuleViolation
 
 PLAYERS = [f"P{i}" for i in range(1, 11)]
