@@ -46,6 +46,12 @@ def _restore_language():
         translation.deactivate()
 
 
+def lang(client, code):
+    """The client with the language the switcher would set (cookie)."""
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = code
+    return client
+
+
 @pytest.fixture
 def client_host(host):
     client = Client()
@@ -80,13 +86,15 @@ def test_login_page_is_russian_by_default():
 
 
 @pytest.mark.django_db
-def test_login_page_in_english_by_accept_language():
-    html = Client().get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en-GB,en;q=0.9").content.decode()
+def test_login_page_in_english_by_the_language_cookie():
+    # S4: an English browser alone still gets Russian (tests/test_language.py);
+    # the switcher's cookie picks English.
+    html = lang(Client(), "en").get(reverse("login")).content.decode()
     assert '<html lang="en">' in html
     assert "Sign in for hosts" in html and "Username" in html and "Password" in html
     assert "Вход для ведущих" not in html
     # A failed login answers in English too.
-    html = Client().post(reverse("login"), {"username": "nobody", "password": "x"}, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    html = lang(Client(), "en").post(reverse("login"), {"username": "nobody", "password": "x"}).content.decode()
     assert "Wrong username or password." in html
 
 
@@ -119,10 +127,10 @@ def test_set_language_view_switches_both_ways():
 @pytest.mark.django_db
 def test_game_list_in_english(client_host, host):
     services.game_create(host=host, title="i18n", players=PLAYERS)
-    html = client_host.get(reverse("games:list"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    html = lang(client_host, "en").get(reverse("games:list")).content.decode()
     assert "My games" in html and "New game" in html and "Sign out" in html
     assert "Мои игры" not in html
-    html = client_host.get(reverse("games:list"), HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    html = lang(client_host, "ru").get(reverse("games:list")).content.decode()
     assert "Мои игры" in html and "My games" not in html
 
 
@@ -131,9 +139,9 @@ def test_game_console_in_english_after_a_russian_request(client_host, host):
     game = running_game(host)
     url = reverse("games:console", args=[game.pk])
     # Russian first: the per-process protocol cache must not hand Russian lines to English.
-    ru = client_host.get(url, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    ru = lang(client_host, "ru").get(url).content.decode()
     assert "Пульт ведущего" in ru and "Роли: Шериф" in ru
-    en = client_host.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    en = lang(client_host, "en").get(url).content.decode()
     assert '<html lang="en">' in en
     assert "Host console" in en and "Stream overlay and protocol" in en and "Undo" in en
     assert "Roles: Sheriff" in en and "Day 1" in en
@@ -143,7 +151,7 @@ def test_game_console_in_english_after_a_russian_request(client_host, host):
 @pytest.mark.django_db
 def test_setup_console_in_english(client_host, host):
     game = services.game_create(host=host, title="i18n")
-    html = client_host.get(reverse("games:console", args=[game.pk]), HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    html = lang(client_host, "en").get(reverse("games:console", args=[game.pk])).content.decode()
     assert "1. Seating (S1)" in html and "2. Roles (S2)" in html and "Record the roles" in html
 
 
@@ -154,10 +162,10 @@ def test_setup_console_in_english(client_host, host):
 def test_rule_violation_refusal_names_the_rule_in_russian_and_english(client_host, host):
     game = running_game(host)
     # D3: seat 5 may not nominate while seat 1 speaks.
-    ru = act(client_host, game, {"do": "nominate", "by": 5, "target": 3}, HTTP_ACCEPT_LANGUAGE="ru")
+    ru = act(lang(client_host, "ru"), game, {"do": "nominate", "by": 5, "target": 3})
     assert ru.status_code == 422
     assert "Правило D3: Выставлять может только говорящий (№1), а не №5." in ru.content.decode()
-    en = act(client_host, game, {"do": "nominate", "by": 5, "target": 3}, HTTP_ACCEPT_LANGUAGE="en")
+    en = act(lang(client_host, "en"), game, {"do": "nominate", "by": 5, "target": 3})
     assert en.status_code == 422
     text = en.content.decode()
     assert "Rule D3" in text and "only the current speaker (seat 1) may nominate; seat 5 may not" in text
@@ -167,7 +175,7 @@ def test_rule_violation_refusal_names_the_rule_in_russian_and_english(client_hos
 @pytest.mark.django_db
 def test_malformed_field_refusal_names_the_field_in_english(client_host, host):
     game = services.game_create(host=host, players=PLAYERS)
-    r = act(client_host, game, {"do": "roles", "sheriff": "11", "don": 2, "mafia": [3, 4]}, HTTP_ACCEPT_LANGUAGE="en")
+    r = act(lang(client_host, "en"), game, {"do": "roles", "sheriff": "11", "don": 2, "mafia": [3, 4]})
     assert r.status_code == 422
     html = r.content.decode()
     assert "sheriff" in html and "a seat number 1..10 is needed" in html
