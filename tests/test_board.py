@@ -204,3 +204,16 @@ def test_frames_follow_the_language_of_the_page(client, game, host, django_captu
     public = sent[0]
     assert set(public["html_by_lang"]) == {"ru", "en"}  # rendered once per language, not per spectator
     assert 'data-lang="en"' in public["html_by_lang"]["en"] and public["html"] == public["html_by_lang"]["ru"]
+
+
+@pytest.mark.django_db
+def test_board_offers_the_protocol_downloads_only_after_the_end(client, host, examples_dir):
+    data = json.loads((examples_dir / "red_win.json").read_text())
+    actions = [a for a in data["actions"] if a["do"] != "expect"]
+    game = services.game_import_log(host=host, data={"actions": actions[:-1]})
+    html = client.get(f"/games/{game.pk}/board/").content.decode()
+    assert "protocol.xlsx" not in html
+    services.game_record_action(game=game, action=actions[-1], expected_seq=game.seq, by=host)
+    html = client.get(f"/games/{game.pk}/board/").content.decode()
+    assert f"/games/{game.pk}/protocol.xlsx" in html and f"/games/{game.pk}/log.json" in html
+    assert client.get(f"/games/{game.pk}/protocol.xlsx").status_code == 200  # public once over
