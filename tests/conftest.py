@@ -46,3 +46,21 @@ def browser():
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_stray_database_sessions(django_db_setup, django_db_blocker):
+    """PostgreSQL: end the test database's sessions held by worker threads.
+
+    Channels runs consumer database code in asgiref's thread pool, whose
+    threads keep their own connections open; without this the test database
+    cannot be dropped at the end ("being accessed by other users"). Its
+    teardown runs before pytest-django's, which it depends on.
+    """
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
