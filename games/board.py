@@ -27,8 +27,10 @@ Terms:
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import os
 import re
 import threading
 from collections import OrderedDict, defaultdict
@@ -36,10 +38,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -567,12 +569,70 @@ def broadcast_game(game_id: int) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    rendered = _render_frames(game_id)
+    if rendered is not None:
+        async_to_sync(_send_all)(layer, game_id, *rendered)
+
+
+def _render_frames(game_id: int) -> tuple[dict[str, Frame], dict[str, Frame], str] | None:
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
-        return
+        return None
     board_frames = {lang: board_frame(game, lang=lang) for lang in languages()}
     overlay_frames = {lang: overlay_frame(game, lang=lang) for lang in languages()} if game.overlay_token else {}
-    async_to_sync(_send_all)(layer, game_id, board_frames, overlay_frames, token_digest(game.overlay_token))
+    return board_frames, overlay_frames, token_digest(game.overlay_token)
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The ASGI server's event loop when this sync code runs in a request thread of it."""
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    pid = getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None)
+    if not isinstance(loop, asyncio.AbstractEventLoop) or pid != os.getpid() or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+_broadcast_locks: dict[int, asyncio.Lock] = {}
+
+
+async def _broadcast_in_background(game_id: int) -> None:
+    """The frames rendered in a worker thread, sent from the server's loop.
+
+    One at a time per game and process, so frames leave in revision order;
+    each render reads the latest committed revision, so a burst of clicks
+    costs at most one render per click and clients skip what they have.
+    """
+    lock = _broadcast_locks.setdefault(game_id, asyncio.Lock())
+    async with lock:
+        try:
+            layer = get_channel_layer()
+            if layer is None:
+                return
+            rendered = await sync_to_async(_render_frames_in_worker, thread_sensitive=False)(game_id)
+            if rendered is not None:
+                await _send_all(layer, game_id, *rendered)
+        except Exception:  # the action is durable; clients resync on the next frame
+            log.warning("board broadcast of game %s failed", game_id, exc_info=True)
+
+
+def _render_frames_in_worker(game_id: int) -> tuple[dict[str, Frame], dict[str, Frame], str] | None:
+    # A worker thread outside any request: release its connection as a
+    # request would, so pool threads do not keep database sessions open.
+    try:
+        return _render_frames(game_id)
+    finally:
+        close_old_connections()
+
+
+def _publish(game_id: int) -> None:
+    """Under a running ASGI server, render and send after the host's response
+    (the host's click does not wait for the spectators' frames); elsewhere
+    (tests, management commands) synchronously, as before."""
+    loop = _server_loop() if getattr(settings, "LIVE_RENDER_OFF_REQUEST", True) else None
+    if loop is None:
+        broadcast_game(game_id)
+        return
+    loop.call_soon_threadsafe(lambda: loop.create_task(_broadcast_in_background(game_id)))
 
 
 def _message(kind: str, group: str, game_id: int, frames: dict[str, Frame]) -> dict[str, Any]:
@@ -613,7 +673,7 @@ async def _send_all(layer: Any, game_id: int, board_frames: dict[str, Frame], ov
 
 def on_game_changed(sender: Any, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, **kwargs: Any) -> None:
     """games.signals.game_changed receiver: runs after the commit, in the writer's process."""
-    broadcast_game(game_id)
+    _publish(game_id)
 
 
 def on_game_saved(sender: Any, instance: Game, created: bool = False, update_fields: Any = None, **kwargs: Any) -> None:

@@ -122,6 +122,11 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Under daphne the live-board frames are rendered and sent after the host's
+# response, from the server's loop (games/board.py); off, the host's request
+# renders them itself before it answers.
+LIVE_RENDER_OFF_REQUEST = env_bool("LIVE_RENDER_OFF_REQUEST", True)
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 6}},
 ]

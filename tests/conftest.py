@@ -64,3 +64,15 @@ def _close_stray_database_sessions(django_db_setup, django_db_blocker):
         return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+
+
+@pytest.fixture(autouse=True)
+def _render_board_frames_in_the_request(settings):
+    """In-process tests see each frame as the request's own side effect.
+
+    Under a real daphne (live and browser tests, their own processes) the
+    frames are rendered after the response (settings.LIVE_RENDER_OFF_REQUEST);
+    in-process, a worker thread would use another database connection than
+    the test's transaction.
+    """
+    settings.LIVE_RENDER_OFF_REQUEST = False
