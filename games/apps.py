@@ -17,4 +17,8 @@ class GamesConfig(AppConfig):
         from games.signals import game_changed
 
         game_changed.connect(board.on_game_changed, dispatch_uid="games.board.on_game_changed")
+        # Frames queued during a request are rendered once its response is sent.
+        from django.core.signals import request_finished
+
+        request_finished.connect(board.flush_pending_broadcasts, dispatch_uid="games.board.flush_pending_broadcasts")
         post_save.connect(board.on_game_saved, sender=Game, dispatch_uid="games.board.on_game_saved")

@@ -624,15 +624,43 @@ def _render_frames_in_worker(game_id: int) -> tuple[dict[str, Frame], dict[str, 
         close_old_connections()
 
 
+_pending_games: set[int] = set()
+_pending_loop: asyncio.AbstractEventLoop | None = None
+_pending_lock = threading.Lock()
+
+
 def _publish(game_id: int) -> None:
-    """Under a running ASGI server, render and send after the host's response
-    (the host's click does not wait for the spectators' frames); elsewhere
-    (tests, management commands) synchronously, as before."""
+    """Under a running ASGI server, render and send once the host's response
+    has gone (the host's click neither waits for the spectators' frames nor
+    shares the GIL with their rendering); elsewhere (tests, management
+    commands) synchronously."""
+    global _pending_loop
     loop = _server_loop() if getattr(settings, "LIVE_RENDER_OFF_REQUEST", True) else None
     if loop is None:
         broadcast_game(game_id)
         return
-    loop.call_soon_threadsafe(lambda: loop.create_task(_broadcast_in_background(game_id)))
+    with _pending_lock:
+        _pending_games.add(game_id)
+        _pending_loop = loop
+    # request_finished normally flushes it; this is the net for a change made
+    # outside a request (a background job in a server thread).
+    loop.call_soon_threadsafe(lambda: loop.call_later(0.2, flush_pending_broadcasts))
+
+
+def _start_broadcast(loop: asyncio.AbstractEventLoop, game_id: int) -> None:
+    loop.create_task(_broadcast_in_background(game_id))
+
+
+def flush_pending_broadcasts(**kwargs: Any) -> None:
+    """request_finished receiver: start the background broadcasts queued by the request."""
+    with _pending_lock:
+        games = sorted(_pending_games)
+        _pending_games.clear()
+        loop = _pending_loop
+    if loop is None or loop.is_closed():
+        return
+    for game_id in games:
+        loop.call_soon_threadsafe(_start_broadcast, loop, game_id)
 
 
 def _message(kind: str, group: str, game_id: int, frames: dict[str, Frame]) -> dict[str, Any]:

@@ -118,7 +118,7 @@ def test_overlay_applies_updates_after_the_hosts_delay(server, page):
     sent = time.monotonic()
     time.sleep(1.0)
     assert seq_on(page) == seq  # held back
-    page.wait_for_function(f"() => document.getElementById('board-meta').dataset.seq === '{seq + 1}'", timeout=5000)
+    page.wait_for_function(f"() => document.getElementById('board-meta').dataset.seq === '{seq + 1}'", timeout=10000)
     assert time.monotonic() - sent >= 1.8
     body_bg = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert body_bg in ("rgba(0, 0, 0, 0)", "transparent")
