@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -40,12 +41,12 @@ def spectator(port: int, game: int, stop: threading.Event) -> None:
     async def run() -> None:
         async with websockets.connect(f"ws://127.0.0.1:{port}/ws/games/{game}/board/", origin=f"http://127.0.0.1:{port}") as ws:
             while not stop.is_set():
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(ws.recv(), 0.5)
-                except TimeoutError:
-                    pass
 
-    asyncio.run(run())
+    # The servers stop at the end of the run: a closed socket is the normal end.
+    with contextlib.suppress(websockets.exceptions.ConnectionClosed, OSError):
+        asyncio.run(run())
 
 
 def percentile(values: list[float], q: float) -> float:

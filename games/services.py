@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import transaction
 from django.utils import timezone
 
@@ -32,12 +31,6 @@ from games.models import (
     new_overlay_token,
 )
 from games.rules import GameState, Regulations, RuleViolation, apply, new_state, replay
-
-User = AbstractBaseUser | AnonymousUser | None
-
-# Steps whose clock starts by itself when the step begins: the host gives the
-# word with the same click that ends the previous step.
-_ROLE_BY_KEY = {"sheriff": "sheriff", "don": "don"}
 
 
 class StaleRevision(Exception):
@@ -319,7 +312,7 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     elif not game.is_over:
         game.finished_at = None
     # A new step gets a fresh clock that starts at once; the same step keeps its clock.
-    key = _step_key(after)
+    key = _step_key(after, public)
     if key != game.clock_key:
         game.clock_key = key
         seconds = after.step_seconds
@@ -329,14 +322,13 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     game.save()
     if before.players != after.players or before.roles != after.roles:
         _sync_seats(game, after)
-    if game.is_over or before.public_dict()["status"] in ("finished", "annulled"):
+    # Result rows exist exactly while the game is over: written when it ends,
+    # rewritten by a penalty after the end (W3), removed when an undo reopens it.
+    if game.is_over or before.status in ("finished", "annulled"):
         _sync_results(game, after)
-    elif game.results.exists():
-        game.results.all().delete()
 
 
-def _step_key(state: GameState) -> str:
-    d = state.public_dict()
+def _step_key(state: GameState, d: dict[str, Any]) -> str:
     # The number of speeches distinguishes two consecutive steps of the same
     # speaker (his speech, then his tie speech).
     speeches = len(_record(state, "speeches"))
@@ -418,7 +410,7 @@ def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[in
 def _captain_seats(state: GameState) -> dict[str, int]:
     out: dict[str, int] = {}
     for seat, role in (state.roles or {}).items():
-        if role in _ROLE_BY_KEY:
+        if role in ("sheriff", "don"):
             out[role] = int(seat)
     return out
 
