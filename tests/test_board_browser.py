@@ -105,6 +105,9 @@ def test_overlay_applies_updates_after_the_hosts_delay(server, page):
     out = subprocess.run([str(PYTHON), "-c", OVERLAY_ON, str(game), "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
     token = out.stdout.strip().splitlines()[-1]
+    # The overlay opens on the game as it was `delay` (2 s) ago: let the
+    # seating and roles made by the fixture be older than that.
+    time.sleep(2.5)
     page.goto(srv.url(f"/games/{game}/overlay/?token={token}"))
     page.wait_for_selector('#board-conn[data-state="live"]', timeout=10000)
     assert "шериф" in page.inner_text("#ov-seats").lower()  # roles shown on stream
