@@ -260,7 +260,6 @@
   document.addEventListener("change", function (e) { if (e.target.closest && e.target.closest("[data-picker]")) refreshPanels(); });
 
   // Roles: pick a slot, then a seat; the next empty slot becomes active.
-  var ROLE_SHORT = { sheriff: "Ш", don: "Д", mafia: "М" };
   function pickRole(form, seat) {
     var slot = $(".slot.is-active", form) || $(".slot", form);
     var name = slot.dataset.slot;
@@ -279,11 +278,13 @@
   function activateSlot(form, slot) { $$(".slot", form).forEach(function (s) { s.classList.toggle("is-active", s === slot); }); }
   function refreshRoleBadges(form) {
     var bySeat = {};
-    $$(".slot", form).forEach(function (s) { var v = $("[data-slot-input='" + s.dataset.slot + "']", form).value; if (v) bySeat[v] = s.dataset.role; });
+    $$(".slot", form).forEach(function (s) { var v = $("[data-slot-input='" + s.dataset.slot + "']", form).value; if (v) bySeat[v] = s; });
     $$("#console .tile").forEach(function (t) {
-      var role = bySeat[t.dataset.seat] || "";
+      var slot = bySeat[t.dataset.seat];
+      var role = slot ? slot.dataset.role : "";
       var b = $("[data-role-badge]", t);
-      b.textContent = ROLE_SHORT[role] || "";
+      // The slot's own badge holds the letter in the page's language (Ш / S …).
+      b.textContent = slot ? $(".role-badge", slot).textContent : "";
       b.className = "role-badge" + (role ? " role-" + role : "");
     });
     var save = $("#roles-save", form);
