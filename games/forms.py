@@ -247,10 +247,11 @@ def parse_action(data: QueryDict) -> dict[str, Any]:
     return action
 
 
-def parse_expected_seq(data: QueryDict) -> int | None:
+def parse_expected_seq(data: QueryDict) -> int:
+    """The revision the page shows: required, so a stale click is always caught."""
     raw = (data.get("expected_seq") or "").strip()
     if not raw:
-        return None
+        raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
     try:
         return int(raw)
     except ValueError:

@@ -123,8 +123,12 @@ def game_create(*, host: Any, title: str = "", players: list[str] | None = None,
     return game
 
 
-def _lock(game: Game) -> Game:
-    return Game.objects.select_for_update().get(pk=game.pk)
+def _lock(game: Game, expected_seq: int | None = None) -> Game:
+    """The game row, locked; refused when the caller saw another revision."""
+    locked = Game.objects.select_for_update().get(pk=game.pk)
+    if expected_seq is not None and expected_seq != locked.seq:
+        raise StaleRevision(expected_seq, locked.seq)
+    return locked
 
 
 def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int | None, by: Any) -> Outcome:
@@ -132,9 +136,7 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
     if not isinstance(action, dict):
         raise RuleViolation("bad_action", "FORMAT", {"field": "action"}, "The action must be an object.")
     with transaction.atomic():
-        locked = _lock(game)
-        if expected_seq is not None and expected_seq != locked.seq:
-            raise StaleRevision(expected_seq, locked.seq)
+        locked = _lock(game, expected_seq)
         before = game_state(locked)
         after = apply(before, action)
         locked.seq += 1
@@ -153,9 +155,7 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
 def game_undo_last_action(*, game: Game, expected_seq: int | None, by: Any) -> Outcome:
     """Mark the last active action undone (the row stays, replay skips it)."""
     with transaction.atomic():
-        locked = _lock(game)
-        if expected_seq is not None and expected_seq != locked.seq:
-            raise StaleRevision(expected_seq, locked.seq)
+        locked = _lock(game, expected_seq)
         last = locked.active_actions().last()
         if last is None:
             raise NothingToUndo()
