@@ -647,6 +647,7 @@ _RU: dict[str, str] = {
     "target_not_at_table": "№%(target)s не за столом, его нельзя выставить.",
     "self_nomination_not_allowed": "По этому регламенту нельзя выставить себя.",
     "already_nominated_by": "№%(by)s уже выставил сегодня №%(first)s: одна кандидатура в день.",
+    "repeated_nomination": "№%(by)s уже назвал №%(target)s в этой речи: повтор ничего не меняет.",
     "vote_not_candidate": "№%(seat)s не кандидат этого голосования.",
     "vote_voter_not_at_table": "№%(voter)s не за столом и не голосует.",
     "vote_double_voter": "№%(voter)s отмечен дважды: голос только за одну кандидатуру.",
