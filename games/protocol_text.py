@@ -631,8 +631,8 @@ def check_answer(entry: dict[str, Any]) -> str:
 _RU: dict[str, str] = {
     "bad_action": "Неверное действие: %(problem)s",
     "unknown_action": "Неизвестное действие %(do)s.",
-    "bad_field": "Поле «%(field)s»: %(problem)s.",
-    "bad_seat": "Поле «%(field)s»: нужен номер места 1..10, получено %(value)s.",
+    "bad_field": "%(field)s: %(problem)s.",
+    "bad_seat": "%(field)s: нужен номер места 1..10, получено %(value)s.",
     "expect_not_applied": "Формат: «expect» — контрольная точка лога, а не действие ведущего.",
     "game_over": "Игра окончена; записывать больше нечего.",
     "game_not_started": "Игра ещё не началась: рассадка, роли, затем «Начать».",
@@ -679,6 +679,11 @@ def violation_text(exc: Any) -> str:
     code = getattr(exc, "code", "")
     rule = getattr(exc, "rule", "")
     params = dict(getattr(exc, "params", {}) or {})
+    if code in ("bad_field", "bad_seat") and isinstance(params.get("field"), str):
+        from games.forms import FIELD_LABELS, field_label  # noqa: PLC0415 - forms imports this module's neighbours
+
+        if params["field"] in FIELD_LABELS or params["field"].startswith(("shot-", "vote-")):
+            params["field"] = field_label(params["field"])
     lang = (get_language() or "ru").lower()
     text = ""
     if lang.startswith("ru") and code in _RU:
