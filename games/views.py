@@ -400,6 +400,11 @@ def console_context(game: Game) -> dict[str, Any]:
         "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
         "nominate_by": nominate["by"] if nominate else None,
         "replay_error": pt.violation_text(rep.error) if rep.error else "",
+        "step_key": pt.step_key(state),
+        "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
+        "cancelled_votes": pt.cancelled_votes(state),
+        "ghost_captains": pt.ghost_captains(state),
+        "named_in_speech": pt.named_in_speech(state),
     }
     ctx.update(_panel_context(state, by_do, seats, roles))
     ctx.update(_side_context(game, state, by_do, last_action, seqs))
