@@ -303,7 +303,9 @@ def _pause(game: Game, now: datetime) -> None:
 
 def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     public = after.public_dict()
-    game.public_state = public
+    # The public board shows a vote cancelled by a removal as soon as it is
+    # recorded (F7–F10, issue 12-5); the host announces it aloud anyway.
+    game.public_state = {**public, "votes_cancelled": sorted(after.cancelled)}
     game.status = public["status"]
     game.winner = public["winner"] or ""
     game.ppk = public["ppk"] or ""
