@@ -677,7 +677,8 @@ def chat_lines(state: GameState, last_action: dict[str, Any] | None = None) -> l
         b = best[-1]
         if b.get("accepted") and not b.get("passed"):
             out.append(ChatLine("best_move", gettext("Лучший ход (N6)"), _ru("Принято: %(list)s") % {"list": seat_list(b.get("seats") or [])}))
-    fouls = {int(k): v for k, v in (state.fouls or {}).items() if v}
+    # Only players at the table (issue 12-9): a removed player's fouls are history.
+    fouls = {int(k): v for k, v in (state.fouls or {}).items() if v and int(k) in state.at_table}
     if fouls:
         text = _ru("Фолы: %(list)s") % {"list": ", ".join(f"{s} — {n}" for s, n in sorted(fouls.items()))}
         out.append(ChatLine("fouls", gettext("Фолы (X3)"), text))

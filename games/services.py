@@ -242,9 +242,13 @@ def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -
             locked.clock_duration_ms = max(0, locked.clock_duration_ms + seconds * 1000)
         elif command == "timeout":  # D8: every clock stops
             if locked.timeout_since is None:
-                _pause(locked, now)
+                # The clock keeps whether it was running: «Продолжить игру»
+                # resumes it as it was (issue 12-9); the time-out's span never counts.
                 locked.timeout_since = now
         elif command == "end_timeout":
+            if locked.timeout_since is not None and locked.clock_started_at is not None:
+                locked.clock_elapsed_ms += max(0, int((locked.timeout_since - locked.clock_started_at).total_seconds() * 1000))
+                locked.clock_started_at = now
             locked.timeout_since = None
         else:
             raise ValueError(f"unknown clock command {command!r}")
@@ -297,7 +301,8 @@ def _copy_fields(source: Game, target: Game) -> None:
 
 def _pause(game: Game, now: datetime) -> None:
     if game.clock_started_at is not None:
-        game.clock_elapsed_ms += max(0, int((now - game.clock_started_at).total_seconds() * 1000))
+        stop = min(now, game.timeout_since) if game.timeout_since else now
+        game.clock_elapsed_ms += max(0, int((stop - game.clock_started_at).total_seconds() * 1000))
         game.clock_started_at = None
 
 

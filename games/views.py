@@ -134,7 +134,9 @@ def game_create(request: HttpRequest) -> HttpResponse:
         .annotate(n=Count("id"))
         .order_by("-n", "nickname")[:60]
     )
-    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in known]})
+    # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
+    ordered = sorted(known, key=lambda k: (-k["n"], k["nickname"].casefold().replace("ё", "е"), k["nickname"]))
+    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered]})
 
 
 # --- the console ----------------------------------------------------------------------------

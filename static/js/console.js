@@ -617,7 +617,12 @@
   document.addEventListener("keydown", function (e) {
     var t = e.target;
     var key = e.key;
-    if (key === "Escape") { showHint(""); foulArmed = 0; return; }
+    if (key === "Escape") {
+      showHint(""); foulArmed = 0;
+      // 12-9: Esc closes «Трансляция и протокол», the focus back on its summary.
+      $$("details.menu[open]").forEach(function (m) { var inside = m.contains(document.activeElement); m.open = false; if (inside) $("summary", m).focus(); });
+      return;
+    }
     if (isTextEntry(t) || document.querySelector("dialog[open]")) return;
     if (e.altKey || e.metaKey) return;
     if (e.ctrlKey) {
@@ -760,6 +765,11 @@
     }
     if (target) target.focus({ preventScroll: true });
   }
+
+  // 12-9: a click outside the menu closes it.
+  document.addEventListener("click", function (e) {
+    $$("details.menu[open]").forEach(function (m) { if (!m.contains(e.target)) m.open = false; });
+  });
 
   // The skip link lands on the step's primary control (13-2).
   document.addEventListener("click", function (e) {
