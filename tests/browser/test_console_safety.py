@@ -80,6 +80,11 @@ def scenarios() -> dict[str, list[dict[str, Any]]]:
     out["voting"] = g.actions
     # Setup: seated, no roles yet.
     out["seated"] = [SETUP[0]]
+    # The morning after Night 1: seat 7's last word.
+    g = day1().until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 7}).do("next").do("next").do("best_move", seats=[2, 3, 4])
+    assert g.state.step == "last_word" and g.state.phase == "night"
+    out["morning"] = g.actions
+    out["finished"] = whole_game()
     return out
 
 
@@ -581,3 +586,66 @@ def test_a_whole_game_by_keyboard_alone(host, games, live_manage, live_user):
     assert host.log() == intended
     assert ghosts >= 1  # the Don left on Day 2: later Nights wake him up in the script
     assert errors == []
+
+
+# --- item 7: the board's header; item 10: a phone ---------------------------------------------------
+
+
+def test_the_board_header_names_the_winner_above_the_fold(host, games, browser, live_server_url):
+    for width, height in ((1440, 900), (390, 844)):
+        ctx = browser.new_context(viewport={"width": width, "height": height}, locale="ru-RU")
+        try:
+            board = ctx.new_page()
+            board.goto(f"{live_server_url}/games/{games['finished']}/board/")
+            head = board.inner_text("#board-head")
+            assert re.search(r"Победа (красных|чёрных)|Ничья", head), head
+            assert head.count("Игра окончена") <= 1, head
+            box = board.locator("#board-head .board-status").bounding_box()
+            assert box and box["y"] + box["height"] <= height, (width, box)
+            assert board.evaluate("document.documentElement.scrollWidth") <= width + 1 or width > 400
+        finally:
+            ctx.close()
+    # The morning has one name: «Утро», as on the console.
+    page = host.open(games["morning"])
+    assert page.text_content("#console .banner-phase").strip() == "Утро"
+    page.goto(f"{live_server_url}/games/{games['morning']}/board/")
+    head = page.text_content("#board-head")
+    assert "Утро" in head and "Ночь 1" not in head, head
+
+
+def test_the_board_shows_a_cancelled_vote_at_once(host, games, live_manage, live_user, live_server_url):
+    game = fresh(live_manage, live_user, "three_fouls")
+    page = host.open(game)
+    board = page.context.new_page()
+    board.goto(f"{live_server_url}/games/{game}/board/")
+    assert board.locator("#board-head [data-vote-cancelled]").count() == 0
+    n = host.seq()
+    page.keyboard.press("f")
+    page.keyboard.press("5")
+    host.wait_seq(n + 1)
+    # Pushed over the websocket (or polled): the same words on the board.
+    board.wait_for_selector("#board-head [data-vote-cancelled]", timeout=15_000)
+    assert "дня 1" in board.inner_text("#board-head [data-vote-cancelled]")
+
+
+def test_a_phone_reaches_the_seats_the_primary_control_and_undo(host, games, browser, live_server_url, live_user):
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="ru-RU")
+    try:
+        phone = ctx.new_page()
+        sign_in(phone, live_server_url, live_user)
+        phone.goto(f"{live_server_url}/games/{games['voting']}/")
+        phone.wait_for_selector("#console")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+        logout = phone.locator(".topbar .link-btn").bounding_box()
+        assert logout and logout["x"] + logout["width"] <= 390
+        # The vote's «итог» and undo are on the first screen; the seats within two screens.
+        for sel in ("#console .vote-form [data-submit]", "#undo-btn"):
+            box = phone.locator(sel).bounding_box()
+            assert box and box["y"] + box["height"] <= 844, (sel, box)
+        assert phone.locator("#console .seats").bounding_box()["y"] < 2 * 844
+        phone.goto(f"{live_server_url}/games/{games['day1']}/")
+        box = phone.locator("#next-btn").bounding_box()
+        assert box and box["y"] + box["height"] <= 844
+        assert phone.locator("#console .seats").bounding_box()["y"] < 844
+    finally:
+        ctx.close()
