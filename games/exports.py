@@ -166,6 +166,8 @@ LABELS: dict[str, dict[str, str]] = {
         "note_no_elimination": "подъём не набрал большинства",
         "note_v11": "все за столом на голосовании — никто (V11)",
         "note_draw": "ничья (W4)",
+        "decided_by_shot": "игра решена выстрелом (W1)",
+        "not_held_w1": "не проводилась (W1)",
     },
     "en": {
         "sheet_protocol": "Protocol",
@@ -266,6 +268,8 @@ LABELS: dict[str, dict[str, str]] = {
         "note_no_elimination": "the lift vote failed",
         "note_v11": "everyone at the table tied — nobody leaves (V11)",
         "note_draw": "draw (W4)",
+        "decided_by_shot": "decided by the shot (W1)",
+        "not_held_w1": "not held (W1)",
     },
 }
 
@@ -886,6 +890,8 @@ class _Night:
     don: dict[str, Any] | None = None
     sheriff: dict[str, Any] | None = None
     best_move: dict[str, Any] | None = None
+    # W1: the shot decided the game; the Night's remaining steps were not held.
+    decided_by_shot: bool = False
 
 
 def _nights(state: GameState) -> list[_Night]:
@@ -905,6 +911,9 @@ def _nights(state: GameState) -> list[_Night]:
             night.sheriff = e
     for e in _record(state, "best_moves"):
         nights.setdefault(e["night"], _Night(e["night"])).best_move = e
+    for e in _record(state, "events"):
+        if e.get("kind") == "decided_by_shot":
+            nights.setdefault(e["day"], _Night(e["day"])).decided_by_shot = True
     return [nights[k] for k in sorted(nights) if k >= 1]
 
 
@@ -915,7 +924,8 @@ def _shot_outcome(state: GameState, night: _Night, lang: str) -> str:
     victim = night.shot.get("victim")
     if victim is None:
         return L["miss"]
-    return L["killed"].format(seat=_seat_name(state, victim))
+    text = L["killed"].format(seat=_seat_name(state, victim))
+    return f"{text} — {L['decided_by_shot']}" if night.decided_by_shot else text
 
 
 def _check_answer(check: dict[str, Any] | None, lang: str) -> str:
@@ -1238,9 +1248,10 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
                 f"{L['night']} {night.night}",
                 *black_cells,
                 _shot_outcome(state, night, lang),
-                _seat_name(state, night.don["target"]) if night.don else "",
+                # W1: a Night ended by its shot had no check steps.
+                _seat_name(state, night.don["target"]) if night.don else L["not_held_w1"] if night.decided_by_shot else "",
                 _check_answer(night.don, lang),
-                _seat_name(state, night.sheriff["target"]) if night.sheriff else "",
+                _seat_name(state, night.sheriff["target"]) if night.sheriff else L["not_held_w1"] if night.decided_by_shot else "",
                 _check_answer(night.sheriff, lang),
                 _best_move_text(state, night.best_move, lang),
             ]
