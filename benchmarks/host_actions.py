@@ -114,7 +114,8 @@ def main() -> None:
     # frame, standings), B3) the console fragment alone (replay + render).
     from django.template.loader import render_to_string
 
-    from games import live, views
+    from games import live
+    from games.console import views
 
     real_publish = live.publish_game_changed
     series: dict[str, list[float]] = {"whole view": [], "service, no broadcast": [], "broadcast receivers": [], "console fragment": []}
