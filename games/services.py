@@ -18,7 +18,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from games import live
+from games.board import publish
 from games.models import (
     Game,
     GameAction,
@@ -468,4 +468,4 @@ def _sync_results(game: Game, state: GameState) -> None:
 
 def _schedule_broadcast(game: Game, *, clock_only: bool = False) -> None:
     game_id, seq, status = game.pk, game.seq, game.status
-    transaction.on_commit(lambda: live.publish_game_changed(game_id, seq, status, clock_only))
+    transaction.on_commit(lambda: publish.publish_game_changed(game_id, seq, status, clock_only))

@@ -49,7 +49,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import override, pgettext
 
 from games import services
-from games.fanout import peek_hub
+from games.board.fanout import peek_hub
 from games.models import (
     Game,
     GameAction,
