@@ -11,6 +11,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("games/", include("games.console.urls")),  # host pages (namespace "games")
     path("games/", include("games.board.urls")),  # public board, overlay (namespace "board")
-    path("games/", include("games.export_urls")),  # xlsx / json exports (namespace "exports")
+    path("games/", include("games.exports.urls")),  # xlsx / json exports (namespace "exports")
     path("tournaments/", include("tournaments.urls")),
 ]
