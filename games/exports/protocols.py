@@ -213,6 +213,6 @@ def collect_protocols(
 
 def export_log(game: Any) -> dict[str, Any]:
     """The protocol log of FORMAT.md (what ``manage.py export_log`` prints)."""
-    from games.services import game_export_log
+    from games.reading import game_export_log
 
     return game_export_log(game=game)
