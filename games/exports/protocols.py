@@ -149,10 +149,12 @@ def _header_for(game: Any) -> Header:
 def _scores_for(game: Any) -> dict[int, dict[str, Any]] | None:
     if getattr(game, "tournament_table", None) is None:  # joined already: no query
         return None
-    try:
-        from tournaments.scoring import game_seat_scores  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # the tournaments app has no scoring yet
-        return None
+    # The one place games imports tournaments (an exception declared in the
+    # import contracts of pyproject.toml): a tournament game's protocol sheet
+    # shows the points under the tournament's policy, which only tournaments
+    # knows. Imported late so games.exports loads without the tournaments app.
+    from tournaments.standings import game_seat_scores
+
     result = game_seat_scores(game)
     return {int(k): dict(v) for k, v in result.items()} if result else None
 

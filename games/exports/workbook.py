@@ -1,48 +1,4 @@
-"""The Excel protocol of a game (openpyxl, write-only) and the JSON log.
-
-Terms:
-- *protocol* (``GameProtocol``): what a workbook needs about one game, prepared
-  once — the header (tournament, stage, table, game №, date, host), every
-  stored host action (``LogEntry``; undone ones included, for the journal), the
-  engine state after the active actions (``state.record`` holds nominations,
-  votes, shots, checks, best moves, penalties, winks and tech pauses, each
-  with the ``index`` of its action) and the points per seat. Building the
-  sheets from it touches no database.
-- *sheets*: «Протокол» (laid out like the FIIM paper protocol: header, ten
-  player rows, result, best move, nights, protest, host; beside it one voting
-  block per Day), «Ночи» (shots, checks, best move per Night), «Дисциплина»
-  (penalties, winks, tech pauses) and «Журнал» (every action with its time,
-  undone ones marked). With several games the workbook has one «Протокол»
-  sheet per game; the detail sheets, when asked for, are shared and start
-  with a «Игра» column.
-- *lang*: "ru" (default) or "en": the headings and texts of the workbook. It is
-  a parameter of the export rather than the active Django language because an
-  organizer may file a Russian protocol while browsing in English; the texts
-  live in ``LABELS`` below.
-
-Why write-only: the workbook is streamed out without keeping cell objects in
-memory; every style is created once per workbook (``_Styles``) and its
-``StyleArray`` is shared by all the cells that use it, which is what keeps a
-100-game workbook within a second.
-
-API (used by the views and commands here, and by the tournaments app for its
-tournament workbook):
-
-- ``collect_protocols(games, *, journal=True, scores=None) -> list[GameProtocol]``
-  reads games in a fixed number of queries (games with host and tournament
-  table, then all their actions) and replays each log once. ``scores`` maps
-  a game id to ``{seat: {"points", "extra", "ci"}}`` when the caller already has
-  them; otherwise ``tournaments.scoring.game_seat_scores(game)`` is asked, and
-  outside a tournament points come from the result (win 1, loss 0).
-- ``write_game_protocol_sheets(workbook, games_or_protocols, lang="ru", *,
-  details=True, titles=None)`` adds the sheets to a write-only workbook made by
-  ``new_workbook()`` (or any ``Workbook(write_only=True)``).
-- ``build_games_workbook(games, lang="ru", *, details=None) -> Workbook``: a
-  complete write-only workbook (not yet saved); ``details`` defaults to True
-  for one game, False for several (one «Протокол» sheet per game).
-- ``save_workbook(workbook, fileobj)`` / ``workbook_bytes(workbook)``.
-- ``export_log(game) -> dict``: the protocol log (FORMAT.md), as ``export_log``.
-"""
+"""Whole workbooks: the sheets of one or several games, assembled, saved or turned into bytes (see the package's docstring)."""
 
 from __future__ import annotations
 
