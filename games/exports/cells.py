@@ -1,6 +1,5 @@
 """Shared styles and the grid on which a sheet is drawn before it is streamed row by row (write-only openpyxl)."""
 
-
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

@@ -1,6 +1,5 @@
 """The «Дисциплина» sheet: penalties, winks and tech pauses."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,6 +1,5 @@
 """The texts of the workbook in Russian and English (``LABELS``) and the letters and marks of its cells."""
 
-
 from __future__ import annotations
 
 # --- texts -------------------------------------------------------------------

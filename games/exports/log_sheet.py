@@ -1,6 +1,5 @@
 """The «Журнал» sheet: every host action with its time, undone ones marked."""
 
-
 from __future__ import annotations
 
 import json

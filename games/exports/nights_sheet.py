@@ -1,6 +1,5 @@
 """The «Ночи» sheet: shots, checks and the best move per Night."""
 
-
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,6 +1,5 @@
 """The «Протокол» sheet, laid out like the FIIM paper protocol, with one voting block per Day."""
 
-
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,6 +1,5 @@
 """What a workbook needs about one game (``GameProtocol``), prepared once from the database."""
 
-
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence

@@ -1,6 +1,5 @@
 """Helpers that read the engine record of a game (seats, phases, nights, penalties) for the sheets."""
 
-
 from __future__ import annotations
 
 from dataclasses import dataclass
