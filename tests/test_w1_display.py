@@ -19,7 +19,9 @@ from django.urls import reverse
 from django.utils.translation import override
 from openpyxl import load_workbook
 
-from games import board, exports, protocol_text, services
+from games import exports, services
+from games.board import frames as board
+from games.console import protocol_text
 
 SCENARIO = Path(__file__).resolve().parent / "rules" / "scenarios" / "W1_shot_leaves_two_v_two_black_wins_at_shot_then_black_disqualified.json"
 
