@@ -29,6 +29,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, override, pgettext
 
+from games.console.forms import FIELD_LABELS, field_label
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
 
 # The separator line of V1, exactly as the regulations print it.
@@ -631,6 +632,8 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
             out.append("→ " + gettext("одна кандидатура в первый день: голосования нет (V5)"))
         elif kind == "draw":
             out.append("→ " + gettext("три ночи без выбываний: ничья (W4)"))
+        elif kind == "decided_by_shot":
+            out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
     if after.winner and not before.winner and do != "ppk":
         out.append("→ " + winner_text(after.winner))
     if after.status == "finished" and before.status != "finished" and do == "next" and after.winner:
@@ -747,11 +750,9 @@ def violation_text(exc: Any) -> str:
     code = getattr(exc, "code", "")
     rule = getattr(exc, "rule", "")
     params = dict(getattr(exc, "params", {}) or {})
-    if code in ("bad_field", "bad_seat") and isinstance(params.get("field"), str):
-        from games.forms import FIELD_LABELS, field_label  # noqa: PLC0415 - forms imports this module's neighbours
-
-        if params["field"] in FIELD_LABELS or params["field"].startswith(("shot-", "vote-")):
-            params["field"] = field_label(params["field"])
+    field = params.get("field")
+    if code in ("bad_field", "bad_seat") and isinstance(field, str) and (field in FIELD_LABELS or field.startswith(("shot-", "vote-"))):
+        params["field"] = field_label(field)
     lang = (get_language() or "ru").lower()
     text = ""
     if lang.startswith("ru") and code in _RU:
