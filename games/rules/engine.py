@@ -160,6 +160,9 @@ def legal_actions(state: GameState) -> list[Action]:
         else:
             targets = [t for t in table if s.regulations.allow_self_nomination or t != by]
             targets = sorted(set(targets) | set(s.nominees))
+        # D3/D4: a candidate this speaker already named in this speech is not offered again.
+        named = {n["target"] for n in s.record.nominations if n["day"] == s.day and n["by"] == by}
+        targets = [t for t in targets if t not in named]
         if targets:
             out.append({"do": "nominate", "by": by, "targets": targets})
     elif step == "voting":
