@@ -247,7 +247,8 @@
     var p = picker();
     var c = consoleEl();
     if (!p) {
-      var by = c && c.dataset.nominateBy;
+      // The speaker may have nothing left to name (D4) and still press a digit: say why.
+      var by = c && (c.dataset.nominateBy || c.dataset.speechBy);
       if (!by) { refuse(gettextish("Правило D3: выставлять можно только во время своей речи.")); return; }
       // 13-4: the same digit again in one speech says nothing new (D4).
       var named = (c.dataset.named || "").split(" ");
@@ -573,7 +574,7 @@
   var hint = null;
   var hintTimer = 0;
   var stepKey = null;
-  var stepChangedAt = 0;
+  var stepChangedAt = -1e9; // a page load is not a step change
   var settleTimer = 0;
   var focusIntent = null; // a selector of the control to focus after the swap
   var lastPointer = -1e9; // performance.now() of the last pointer press
