@@ -113,10 +113,11 @@ def _one(data: QueryDict, name: str, *, required: bool = True) -> str | None:
 
 
 def _seat_value(value: Any, field: str) -> int:
-    try:
-        n = int(str(value).strip())
-    except (TypeError, ValueError):
-        raise ActionFormError(field, gettext("нужен номер места 1..10")) from None
+    # ASCII digits only: int() would also take "١", "+3" or "1_0".
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 2):
+        raise ActionFormError(field, gettext("нужен номер места 1..10"))
+    n = int(text)
     if n not in SEATS:
         raise ActionFormError(field, gettext("нужен номер места 1..10"))
     return n
@@ -149,20 +150,21 @@ def _reason(data: QueryDict) -> str | None:
     return reason or None
 
 
-def parse_action(data: QueryDict) -> dict[str, Any]:
+def parse_action(data: QueryDict, *, index: int | None = None) -> dict[str, Any]:
     """The log action (FORMAT.md) of a POSTed host action.
 
     A JSON `action` field (scripts, tests, bots) is parsed with bounded work;
     otherwise the form fields of the console are read. Either way the result
     has passed the input schema (games/rules/schema.py), which refuses with
-    RuleViolation "bad_action" naming the field.
+    RuleViolation "bad_action" naming the field (and `index`, the position
+    the action would take in the log).
     """
     raw = data.get("action")
     if raw:
         # Untrusted JSON: bounded parsing and the input schema (keys, types,
         # limits) — exactly what the form fields below go through.
-        return parse_action_json(raw)
-    return validate_action(_form_action(data))
+        return parse_action_json(raw, index=index)
+    return validate_action(_form_action(data), index=index)
 
 
 def _form_action(data: QueryDict) -> dict[str, Any]:
@@ -256,7 +258,6 @@ def parse_expected_seq(data: QueryDict) -> int:
     raw = (data.get("expected_seq") or "").strip()
     if not raw:
         raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
-    try:
-        return int(raw)
-    except ValueError:
-        raise ActionFormError("expected_seq", gettext("нужно целое число")) from None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
+        raise ActionFormError("expected_seq", gettext("нужно целое число"))
+    return int(raw)

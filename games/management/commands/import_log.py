@@ -29,15 +29,18 @@ class Command(BaseCommand):
         parser.add_argument("--title", default="", help="the game's title (default: the log's name)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        host = self._host(options["host"])
         path = options["file"]
         raw = self._read(path)
         # Every malformed file ends in one line (CommandError), never a
         # traceback: the input schema (games/rules/schema.py) checks the whole
         # file — size, JSON, nesting, every action's keys, types and limits —
-        # before anything is stored.
+        # before anything is stored (or the database is even asked).
         try:
             data, _actions = parse_log_bytes(raw)
+        except RuleViolation as exc:
+            raise CommandError(f"{path}: the log was refused (rule {exc.rule}): {_one_line(exc.message)}") from None
+        host = self._host(options["host"])
+        try:
             # All or nothing: a log refused halfway leaves no half-stored game.
             with transaction.atomic():
                 game = game_import_log(host=host, data=data, title=options["title"])
