@@ -79,7 +79,7 @@ def _commit_during_the_replay(monkeypatch, host, game, action):
     """Record `action` (another device) right after the page's view read the
     log and before it replays it: between the two reads of the old
     `replayed()` (seqs, then payloads), deterministically."""
-    from games import protocol_text
+    from games.console import protocol_text
 
     real = protocol_text.replay_lines
     fired = []
@@ -127,7 +127,7 @@ def test_finding1_undo_with_an_action_committed_between_the_reads(monkeypatch, h
 
 @pytest.mark.django_db
 def test_finding1_a_failing_render_after_the_commit_still_says_recorded(monkeypatch, host, client_host, caplog):
-    from games import views
+    from games.console import views
 
     game = running_game(host)
     monkeypatch.setattr(views, "console_context", lambda g: 1 / 0)
