@@ -223,6 +223,10 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
     if command == "toggle":
         command = "pause" if game.clock_started_at is not None else "resume"
     services.game_clock_control(game=game, command=command, by=request.user, seconds=seconds)
+    return _after_commit(request, game, lambda: _clock_response(request, game, command))
+
+
+def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpResponse:
     if command in ("timeout", "end_timeout"):
         # D8 changes the banner and the controls as well as the clock.
         return _console_response(request, game)
