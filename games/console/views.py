@@ -111,8 +111,12 @@ def game_create(request: HttpRequest) -> HttpResponse:
         if form.cleaned_data["seating"] == "random":
             # S1: a random seating, reproducible from the seed kept in the log.
             players, seed = services.draw_seating(players)
-        game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
-        return redirect("games:console", pk=game.pk)
+        try:
+            game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
+        except RuleViolation as exc:  # the form checks the same rules; never a 500 if they drift apart
+            form.add_error(None, pt.violation_text(exc))
+        else:
+            return redirect("games:console", pk=game.pk)
     known = (
         GameSeat.objects.filter(game__host_id=request.user.pk)
         .values("nickname")
