@@ -2,6 +2,7 @@
 
 import io
 import random
+import re
 from collections import defaultdict
 from decimal import Decimal
 
@@ -151,6 +152,14 @@ def test_n11_ci_counts_every_n1_shot_red_black_red_then_next_stage(host):
     header = next(r for r in ws.iter_rows(values_only=True) if r and r[0] == "Место")
     mine = next(r for r in ws.iter_rows(values_only=True) if r and len(r) > 1 and r[1] == x)
     assert mine[header.index("Ci")] == 2.5
+
+
+def test_n11_player_page_shows_every_n1_shot_counted(host, client):
+    t, x, _games = _red_black_red_then_red(host)
+    me = t.participants.get(nickname=x)
+    html = client.get(f"/tournaments/{t.pk}/players/{me.pk}/").content.decode()
+    cells = re.findall(r'<td class="num">[^<]*</td><td class="num">[^<]*</td><td class="num">([^<]*)</td>\s*<td class="num" title', html)
+    assert cells[:4] == ["0,5", "0", "1,5", "0,5"], cells
 
 
 def test_n11_red_only_setting_gives_the_old_progression(host):
