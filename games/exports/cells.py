@@ -28,6 +28,11 @@ _CENTER = Alignment(horizontal="center", vertical="center", wrap_text=True)
 _LEFT = Alignment(horizontal="left", vertical="center", wrap_text=True)
 _LEFT_NOWRAP = Alignment(horizontal="left", vertical="center")
 
+# Points everywhere (protocol, standings, the standings page): two decimals and
+# the typographic minus "−" (U+2212), so 0.5 and −0.50 never read differently
+# between sheets, LibreOffice and Excel, or the workbook and the web page.
+POINTS_FORMAT = '0.00;"\u2212"0.00;0.00'
+
 STYLE_SPECS: dict[str, dict[str, Any]] = {
     "plain": {},
     "title": {"font": Font(name=_FONT, size=14, bold=True), "alignment": Alignment(horizontal="center", vertical="center")},
@@ -41,7 +46,10 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "td_black": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "fill": _BLACKROW},
     "td_mark": {"font": Font(name=_FONT, size=10, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX, "fill": _MARK},
     "td_left_mark": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _MARK},
-    "td_num": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0.##"},
+    "td_num": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": POINTS_FORMAT},
+    "td_num_bold": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "number_format": POINTS_FORMAT},
+    "td_int": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0"},
+    "td_pct": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0%"},
     "day": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _DARK},
     "day_seat": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "fill": _DARK},
     "section": {"font": Font(name=_FONT, size=11, bold=True), "alignment": _LEFT_NOWRAP},
@@ -253,3 +261,21 @@ def _page_setup(ws: Any, *, one_page: bool = True, title_rows: str | None = None
 def _widths(ws: Any, widths: Sequence[float]) -> None:
     for i, w in enumerate(widths, start=1):
         ws.column_dimensions[get_column_letter(i)].width = w
+
+
+def text_units(text: Any) -> float:
+    """The column width (Excel units ≈ one digit of the default font) a text of
+    10 pt needs on one line; wide letters count a little more (an estimate)."""
+    s = str(text)
+    return sum(1.25 if ch.isupper() or ch in "ЖШЩМЮФЫmwMW@%" else 1.0 for ch in s)
+
+
+def lines_needed(text: Any, width: float) -> int:
+    """Lines a wrapped text needs in a column (or merged cells) of ``width`` units."""
+    if text is None or text == "":
+        return 1
+    room = max(1.0, width - 1.0)  # the cell's inner margins
+    lines = 0
+    for paragraph in str(text).split("\n"):
+        lines += max(1, -(-int(text_units(paragraph) * 10) // int(room * 10)))
+    return lines

@@ -1,0 +1,103 @@
+"""The tournament workbook as an organizer prints it: the standings sheet's
+page setup, widths that fit, numbers as numbers in one format; annulled games
+kept (W6) and marked."""
+
+import io
+import random
+
+import pytest
+from openpyxl import load_workbook
+
+from games.exports import cells
+from tests.tournaments.helpers import play_random, seated_tournament
+from tournaments import exports, services
+from tournaments.models import Participant
+
+pytestmark = pytest.mark.django_db
+
+LONG = "Очень_длинный_ник_игрока_для_проверки_ширины_колонки"
+
+
+def played_tournament(host, *, players=20, rounds=2, seed=7):
+    t = seated_tournament(host, [host, host], players=players, rounds=rounds)
+    Participant.objects.filter(tournament=t, nickname="Player01").update(nickname=LONG)
+    rng = random.Random(seed)
+    for stage in t.stages.order_by("order"):
+        for rnd in stage.rounds.order_by("number"):
+            res = services.round_start_games(round=rnd, by=host)
+            assert not res.skipped, res.skipped
+            for table in rnd.tables.order_by("number"):
+                play_random(table, rng)
+    return t
+
+
+def workbook(t, lang="ru"):
+    return load_workbook(io.BytesIO(exports.tournament_workbook_bytes(t, lang)))
+
+
+def assert_text_fits(ws):
+    """No text cell narrower than its text: wrapped text must have the lines it
+    needs in the row's height (an estimate, see cells.lines_needed)."""
+    merged = {}
+    for rng in ws.merged_cells.ranges:
+        merged[(rng.min_row, rng.min_col)] = rng
+    for row in ws.iter_rows():
+        for cell in row:
+            if cell.data_type != "s" or not cell.value:
+                continue
+            rng = merged.get((cell.row, cell.column))
+            cols = range(cell.column, (rng.max_col if rng else cell.column) + 1)
+            rows = range(cell.row, (rng.max_row if rng else cell.row) + 1)
+            width = sum(ws.column_dimensions[cells.get_column_letter(c)].width or 8.43 for c in cols)
+            if not (cell.alignment and cell.alignment.wrap_text):
+                assert cells.text_units(cell.value) <= width + 0.5, (ws.title, cell.coordinate, cell.value, width)
+                continue
+            height = sum(ws.row_dimensions[r].height or 15 for r in rows)
+            size = cell.font.sz or 10
+            need = cells.lines_needed(cell.value, width * 10 / size) * size * 1.15
+            assert height + 0.5 >= need, (ws.title, cell.coordinate, cell.value, width, height, need)
+
+
+def test_standings_sheet_prints_landscape_one_page_wide(host):
+    t = played_tournament(host)
+    wb = workbook(t)
+    ws = wb["Турнирная таблица"]
+    assert ws.page_setup.orientation == "landscape"
+    assert int(ws.page_setup.paperSize) == 9
+    assert ws.sheet_properties.pageSetUpPr.fitToPage
+    assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
+    assert ws.print_title_rows == "$4:$5"
+    assert ws.print_title_cols == "$A:$B"
+    assert_text_fits(ws)
+    # Numbers are numbers, points share one format with the typographic minus.
+    header = [c.value for c in ws[4]]
+    rows = [r for r in ws.iter_rows(min_row=6) if isinstance(r[0].value, int)]
+    assert len(rows) == 20
+    nick_col = header.index("Ник")
+    assert any(r[nick_col].value == LONG for r in rows)
+    for name in ("За результат", "Штрафы", "Итого", "Э1 Т1"):
+        col = header.index(name)
+        for r in rows:
+            if r[col].value is not None:
+                assert r[col].data_type == "n" and r[col].number_format == cells.POINTS_FORMAT, (name, r[col].value)
+    for name in ("Игры", "Победы", "Ничьи", "Фолы"):
+        assert all(isinstance(r[header.index(name)].value, int) for r in rows)
+    # Role columns: games and wins as two number columns under the role.
+    sheriff = header.index("Шериф")
+    assert [c.value for c in ws[5]][sheriff : sheriff + 2] == ["И", "П"]
+    assert all(isinstance(r[sheriff].value, int) and isinstance(r[sheriff + 1].value, int) for r in rows)
+    assert sum(r[header.index("Игры")].value for r in rows) == 20 * 2
+    assert workbook(t, "en")["Standings"].print_title_cols == "$A:$B"
+
+
+def test_standings_page_has_draws_and_the_workbook_number_format(client, host):
+    from tournaments.templatetags.tournament_tags import score
+
+    assert score(-0.5) == "\u22120,50" and score(2) == "2,00" and score(0) == "0,00"
+    t = played_tournament(host, rounds=1)
+    page = client.get(f"/tournaments/{t.pk}/standings/").content.decode()
+    assert 'title="Ничьи"' in page
+    head = page[page.index("<thead>") : page.index("</thead>")]
+    assert head.index("Ничьи") > head.index("Победы")
+    body = page[page.index("<tbody>") :]
+    assert "\u22120," in body or "0,00" in body
