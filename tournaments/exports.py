@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from django.db.models import Q
+
 from games import exports as game_exports
 from games.exports import cells
 from games.models import GameStatus
@@ -157,25 +159,54 @@ def write_standings_sheet(workbook: Any, data: st.Standings, lang: str = "ru", *
     return ws
 
 
+def _protocol_tables(tournament: Tournament) -> list[tuple[Table, int, bool]]:
+    """(table, game id, annulled) of every game over, in tournament order; a
+    table's annulled games (W6, replayed) come before the game that replaced them."""
+    over = [GameStatus.FINISHED, GameStatus.ANNULLED]
+    tables = list(
+        Table.objects.filter(round__stage__tournament=tournament)
+        .filter(Q(game__status__in=over) | Q(annulled_games__isnull=False))
+        .distinct()
+        .select_related("round__stage", "game")
+        .prefetch_related("annulled_games")
+        .order_by("round__stage__order", "round__number", "number")
+    )
+    out: list[tuple[Table, int, bool]] = []
+    for tb in tables:
+        for game in sorted(tb.annulled_games.all(), key=lambda g: g.pk):
+            out.append((tb, game.pk, True))
+        if tb.game is not None and tb.game.status in over:
+            out.append((tb, tb.game.pk, tb.game.status == GameStatus.ANNULLED))
+    return out
+
+
 def build_tournament_workbook(tournament: Tournament, lang: str = "ru") -> Any:
     lang = game_exports.normalize_lang(lang)
     data = st.compute(tournament)
     wb = game_exports.new_workbook()
-    tables = list(
-        Table.objects.filter(round__stage__tournament=tournament, game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED])
-        .select_related("round__stage")
-        .order_by("round__stage__order", "round__number", "number")
-    )
-    rounds = sorted({(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb in tables}, key=lambda x: (x[1], x[2]))
+    games = _protocol_tables(tournament)
+    rounds = sorted({(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb, _gid, _a in games}, key=lambda x: (x[1], x[2]))
     write_standings_sheet(wb, data, lang, rounds=rounds)
-    if tables:
+    if games:
         scores: dict[int, dict[int, dict[str, Any]]] = {}
         for (game_id, seat), s in data.scores.items():
             scores.setdefault(game_id, {})[seat] = s.as_floats()
-        game_ids = [tb.game_id for tb in tables if tb.game_id is not None]
+        game_ids = [gid for _tb, gid, _a in games]
         protos = game_exports.collect_protocols(game_ids, journal=False, scores={gid: scores.get(gid, {}) for gid in game_ids})
         L = LABELS[lang]
-        titles = [L["protocol"].format(stage=tb.round.stage.order, round=tb.round.number, table=tb.number)[:31] for tb in tables]
+        titles = []
+        for (tb, gid, annulled), proto in zip(games, protos, strict=True):
+            title = L["protocol"].format(stage=tb.round.stage.order, round=tb.round.number, table=tb.number)
+            if annulled:
+                # W6: kept, marked, not counted (its scores are empty: no points).
+                title += f"{L['annulled_suffix']}#{gid}"
+                proto.scores = None
+            # A replayed game no longer points at its table: give its header the table's.
+            proto.header.tournament = tournament.name
+            proto.header.stage = tb.round.stage.name
+            proto.header.table_no = tb.number
+            proto.header.game_no = tb.round.number
+            titles.append(title[:31])
         game_exports.write_game_protocol_sheets(wb, protos, lang, details=False, titles=titles)
     return wb
 

@@ -101,3 +101,34 @@ def test_standings_page_has_draws_and_the_workbook_number_format(client, host):
     assert head.index("Ничьи") > head.index("Победы")
     body = page[page.index("<tbody>") :]
     assert "\u22120," in body or "0,00" in body
+
+
+def test_an_annulled_game_stays_in_the_workbook_and_the_history(client, host):
+    """W6: the annulled protocol is kept; the replay does not push it out of the tournament."""
+    from games.models import Game
+    from tests.tournaments.helpers import play_scripted
+    from tournaments.standings import compute
+
+    t = seated_tournament(host, [host], players=10, rounds=1)
+    rnd = t.stages.get().rounds.get()
+    services.round_start_games(round=rnd, by=host)
+    table = rnd.tables.get()
+    first = table.game_id
+    play_scripted(table, end={"do": "annul"})
+    services.round_start_games(round=rnd, by=host)
+    table.refresh_from_db()
+    assert table.game_id != first and list(table.annulled_games.values_list("pk", flat=True)) == [first]
+    play_scripted(table, n1_victim=5)  # the replay: red wins by ППК of black
+    wb = workbook(t)
+    assert wb.sheetnames == ["Турнирная таблица", f"Э1 Т1 С1 А#{first}", "Э1 Т1 С1"]
+    annulled = wb[f"Э1 Т1 С1 А#{first}"]
+    values = [c.value for row in annulled.iter_rows() for c in row]
+    assert "Игра аннулирована — переигровка (W6)" in values and "Test cup" in values
+    # Not counted: no points on the annulled protocol, one game each in the standings.
+    r = next(r for r in annulled.iter_rows() if r[0].value == 1 and r[1].value)
+    assert r[9].value is None
+    assert all(row.games == 1 for row in compute(t).rows)
+    # The player's history lists it, marked.
+    pid = Participant.objects.get(tournament=t, nickname=Game.objects.get(pk=first).seats.get(seat_no=1).nickname).pk
+    page = client.get(f"/tournaments/{t.pk}/players/{pid}/").content.decode()
+    assert f'data-annulled-game="{first}"' in page and "аннулирована (W6) — не учтена" in page
