@@ -67,6 +67,8 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "undone_note": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
     "note": {"font": Font(name=_FONT, size=8, italic=True), "alignment": Alignment(horizontal="left", vertical="top", wrap_text=True), "border": _BOX},
     "sign": {"font": Font(name=_FONT, size=10), "border": Border(bottom=_MEDIUM)},
+    "value_date": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX, "number_format": "DD.MM.YYYY"},
+    "td_marks": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
 }
 
 
@@ -165,6 +167,7 @@ class _Grid:
         self.heights: dict[int, float] = {}
         self.max_row = 0
         self.ncols = 0
+        self.widths: list[float] = []  # the column widths the layout was sized for
 
     def put(self, row: int, col: int, value: Any, style: str | None = None) -> None:
         self.cells.setdefault(row, {})[col] = (value, style)
