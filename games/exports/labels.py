@@ -126,6 +126,8 @@ LABELS: dict[str, dict[str, str]] = {
         "gone": "выбыл",
         "ppk_name": "ППК",
         "penalty_or_target": "Наказание / кому",
+        "decided_by_shot": "игра решена выстрелом (W1)",
+        "not_held_w1": "не проводилась (W1)",
     },
     "en": {
         "sheet_protocol": "Protocol",
@@ -248,6 +250,8 @@ LABELS: dict[str, dict[str, str]] = {
         "gone": "left",
         "ppk_name": "Team loss (ППК)",
         "penalty_or_target": "Penalty / to whom",
+        "decided_by_shot": "decided by the shot (W1)",
+        "not_held_w1": "not held (W1)",
     },
 }
 
