@@ -223,8 +223,7 @@ class _Rows:
         for i in wrap:
             value = values[i] if i < len(values) else None
             if isinstance(value, str) and value:
-                per_line = max(1, int(self.widths[i] * 1.05))  # ≈ characters of 9–10 pt per width unit
-                lines = max(lines, -(-len(value) // per_line))
+                lines = max(lines, lines_needed(value, self.widths[i]))
         if lines > 1:
             self.ws.row_dimensions[self.count].height = 12.5 * lines
         self.ws.append(_styled_row(self.ws, self.styles, values, style) if values else [])

@@ -360,7 +360,7 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
         # The Day still being played has no outcome yet.
         in_progress = block.day == state.day and state.phase == "day" and state.status == "running" and not block.leaving
         names = ", ".join(_seat_name(state, s) for s in block.leaving) or ("—" if in_progress else L["nobody"])
-        g.merge(r, fc, r, last, names, "td_left_mark" if block.leaving else "td_left")
+        _wrapped(g, r, fc, last, names, "td_left_mark" if block.leaving else "td_left")
         if block.notes:
             r += 1
             text = "; ".join(L[n] for n in block.notes)

@@ -8,10 +8,12 @@ import random
 import pytest
 from openpyxl import load_workbook
 
+from games import exports as game_exports
 from games.exports import cells
 from tests.tournaments.helpers import play_random, seated_tournament
-from tournaments import exports, services
-from tournaments.models import Participant
+from tests.workbook_checks import assert_text_fits, soffice, xlsx_to_pdf_pages
+from tournaments import exports, services, standings
+from tournaments.models import Participant, Round
 
 pytestmark = pytest.mark.django_db
 
@@ -33,29 +35,6 @@ def played_tournament(host, *, players=20, rounds=2, seed=7):
 
 def workbook(t, lang="ru"):
     return load_workbook(io.BytesIO(exports.tournament_workbook_bytes(t, lang)))
-
-
-def assert_text_fits(ws):
-    """No text cell narrower than its text: wrapped text must have the lines it
-    needs in the row's height (an estimate, see cells.lines_needed)."""
-    merged = {}
-    for rng in ws.merged_cells.ranges:
-        merged[(rng.min_row, rng.min_col)] = rng
-    for row in ws.iter_rows():
-        for cell in row:
-            if cell.data_type != "s" or not cell.value:
-                continue
-            rng = merged.get((cell.row, cell.column))
-            cols = range(cell.column, (rng.max_col if rng else cell.column) + 1)
-            rows = range(cell.row, (rng.max_row if rng else cell.row) + 1)
-            width = sum(ws.column_dimensions[cells.get_column_letter(c)].width or 8.43 for c in cols)
-            if not (cell.alignment and cell.alignment.wrap_text):
-                assert cells.text_units(cell.value) <= width + 0.5, (ws.title, cell.coordinate, cell.value, width)
-                continue
-            height = sum(ws.row_dimensions[r].height or 15 for r in rows)
-            size = cell.font.sz or 10
-            need = cells.lines_needed(cell.value, width * 10 / size) * size * 1.15
-            assert height + 0.5 >= need, (ws.title, cell.coordinate, cell.value, width, height, need)
 
 
 def test_standings_sheet_prints_landscape_one_page_wide(host):
@@ -132,3 +111,18 @@ def test_an_annulled_game_stays_in_the_workbook_and_the_history(client, host):
     pid = Participant.objects.get(tournament=t, nickname=Game.objects.get(pk=first).seats.get(seat_no=1).nickname).pk
     page = client.get(f"/tournaments/{t.pk}/players/{pid}/").content.decode()
     assert f'data-annulled-game="{first}"' in page and "аннулирована (W6) — не учтена" in page
+
+
+@pytest.mark.live
+@pytest.mark.skipif(soffice() is None, reason="LibreOffice (libreoffice-calc-nogui) is not installed")
+def test_pdf_standings_of_20_players_is_one_page_wide(host, tmp_path):
+    """Printed by LibreOffice: 20 players and 10 rounds of per-round columns fit
+    one page wide (and, being 20 rows, one page in all)."""
+    t = played_tournament(host, rounds=10)
+    data = standings.compute(t)
+    wb = game_exports.new_workbook()
+    rounds = [(rnd.stage_id, rnd.stage.order, rnd.number) for rnd in Round.objects.filter(stage__tournament=t).select_related("stage").order_by("number")]
+    exports.write_standings_sheet(wb, data, "ru", rounds=rounds)
+    assert xlsx_to_pdf_pages(game_exports.workbook_bytes(wb), tmp_path) == 1
+    # The whole workbook prints too: the standings page plus one protocol page per game.
+    assert xlsx_to_pdf_pages(exports.tournament_workbook_bytes(t), tmp_path) == 1 + 20
