@@ -123,9 +123,10 @@ def test_red_win_protocol_sheet(examples):
     assert row_values(ws, r + 1, 3, 7) == [5, 2, 4, 6, "принят, чёрных: 2"]
     # Nights in brief.
     r, _ = find(ws, "Ночь", col=1)
-    assert row_values(ws, r + 1, 1, 12)[::1] == ["Ночь 1", None, "убит 5 Echo", None, None, None, "1 Alpha — шериф", None, None, "2 Bravo — чёрный", None, None]
-    assert ws.cell(r + 2, 3).value == "убит 1 Alpha"
-    assert ws.cell(r + 2, 7).value is None  # the Don had left on Day 2: no check (N4)
+    assert row_values(ws, r, 1, 3) == ["Ночь", "Выстрел", "Проверка Дона"]
+    assert row_values(ws, r + 1, 1, 12) == [1, "убит 5 Echo", "1 Alpha — шериф", None, None, None, None, None, None, "2 Bravo — чёрный", None, None]
+    assert ws.cell(r + 2, 2).value == "убит 1 Alpha"
+    assert ws.cell(r + 2, 3).value is None  # the Don had left on Day 2: no check (N4)
     assert ws.cell(r + 2, 10).value == "4 Delta — чёрный"
     # Protest field and the host's signature line are there, blank.
     r, _ = find(ws, "Протест", col=1)

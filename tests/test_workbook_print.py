@@ -63,13 +63,17 @@ def test_long_nicknames_fit_and_every_sheet_is_set_up_for_print(examples_dir):
     assert all(protocol.row_dimensions[r].height > 16 for r in range(top + 2, top + 12))
     for ws in (protocol, wb["Ночи"], wb["Голоса"]):
         assert_text_fits(ws)
+    en = _load([_protocol(_example(examples_dir, "tie_and_lift"), players=LONG)], "en")
+    for name in ("Protocol", "Nights", "Votes"):
+        assert_text_fits(en[name])
 
 
 def test_the_night_rows_wrap_and_grow(examples_dir):
     ws = _load([_protocol(_example(examples_dir, "red_win"), players=LONG)])["Протокол"]
     r, _ = find(ws, "Ночь", col=1)
-    assert ws.cell(r + 1, 3).value == f"убит 5 {LONG[4]}"
-    assert ws.row_dimensions[r + 1].height >= 3 * 12  # «убит 5 …» of 70 characters in a 4-column cell
+    assert ws.cell(r + 1, 2).value == f"убит 5 {LONG[4]}"
+    assert ws.cell(r + 1, 3).value == f"1 {LONG[0]} — шериф"
+    assert ws.row_dimensions[r + 1].height >= 2 * 11  # 80 characters: two lines at least
     assert_text_fits(ws)
 
 

@@ -45,6 +45,7 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "td": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX},
     "td_bold": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX},
     "td_left": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX},
+    "td_left_9": {"font": Font(name=_FONT, size=9), "alignment": _LEFT, "border": _BOX},
     "td_black": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "fill": _BLACKROW},
     "td_mark": {"font": Font(name=_FONT, size=10, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX, "fill": _MARK},
     "td_left_mark": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _MARK},

@@ -50,13 +50,13 @@ from games.rules import GameState
 # at least _CANDIDATES_WIDTH wide, so a Day's notes fit beside its label —
 # fewer, wider columns are fewer cells). B grows with the longest nickname,
 # up to _NICK_MAX_WIDTH (then the nickname wraps and its row grows).
-_PROTOCOL_WIDTHS = [4.5, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 13, 7, 6, 6, 6, 11, 2, 15]
+_PROTOCOL_WIDTHS = [6, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 13, 7, 6, 6, 6, 11, 2, 15]
 _NICK_COL = 2
 _NICK_MIN_WIDTH = 20.0
-_NICK_MAX_WIDTH = 34.0
+_NICK_MAX_WIDTH = 40.0
 _LAST_LEFT_COL = 14  # the players' block: A..N
 _CANDIDATE_WIDTH = 5
-_CANDIDATES_WIDTH = 30
+_CANDIDATES_WIDTH = 40
 _MIN_CANDIDATE_COLS = 4
 _VOTE_LABEL_COL = 16
 _FIRST_CAND_COL = 17
@@ -268,18 +268,20 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     # Nights in brief (the «Ночи» sheet has the detail); wrapped text sizes its row.
     r += 3
     nights = _nights(state)
-    g.merge(r, 1, r, 2, L["night"], "th")
-    g.merge(r, 3, r, 6, L["shot"], "th")
-    g.merge(r, 7, r, 9, L["don_check"], "th")
+    # The Night's number in A; the shot in B, as wide as the nicknames; the
+    # checks share the rest (a name of 64 characters then takes two lines).
+    g.put(r, 1, L["night"], "th")
+    g.put(r, 2, L["shot"], "th")
+    g.merge(r, 3, r, 9, L["don_check"], "th")
     g.merge(r, 10, r, right, L["sheriff_check"], "th")
     for night in nights or [_Night(0)]:
         r += 1
         don = f"{_seat_name(state, night.don['target'])} — {_check_answer(night.don, lang)}" if night.don else ""
         sheriff = f"{_seat_name(state, night.sheriff['target'])} — {_check_answer(night.sheriff, lang)}" if night.sheriff else ""
-        _wrapped(g, r, 1, 2, f"{L['night']} {night.night}" if night.night else "", "td_left")
-        _wrapped(g, r, 3, 6, _shot_outcome(state, night, lang), "td_left")
-        _wrapped(g, r, 7, 9, don, "td_left")
-        _wrapped(g, r, 10, right, sheriff, "td_left")
+        g.put(r, 1, night.night or None, "td_bold")
+        _wrapped(g, r, 2, 2, _shot_outcome(state, night, lang), "td_left_9", size=9)
+        _wrapped(g, r, 3, 9, don, "td_left_9", size=9)
+        _wrapped(g, r, 10, right, sheriff, "td_left_9", size=9)
     # Legend of the marks.
     r += 1
     _wrapped(g, r, 1, right, L["legend"], "note", size=8)
