@@ -58,12 +58,12 @@ def row_values(ws, row, first, last):
 
 
 def players_table(ws):
-    """seat -> (nickname, role letter, fouls marks, removal mark, left, points, extra, ci)."""
+    """seat -> (nickname, role letter, fouls marks, removal mark, left, points, extra, ci, best-move points, discipline marks)."""
     top, _ = find(ws, "№", col=1)
     out = {}
     for r in range(top + 2, top + 12):
         seat = ws.cell(r, 1).value
-        out[seat] = tuple(ws.cell(r, c).value for c in range(2, 13))
+        out[seat] = tuple(ws.cell(r, c).value for c in range(2, 15))
     return out
 
 
@@ -453,6 +453,9 @@ def test_tournament_game_header_and_points(examples_dir, host, client):
         assert (extra or 0) == pytest.approx(scores[seat]["extra"] or 0)
         assert (ci or 0) == pytest.approx(scores[seat]["ci"] or 0)
     assert table_rows[6][9] == pytest.approx(0.3)
+    # The best move of the N1 victim (seat 5: two blacks named) has its points column (N6).
+    assert scores[5]["best_move"] > 0 and table_rows[5][11] == pytest.approx(scores[5]["best_move"])
+    assert all(table_rows[s][11] is None for s in range(1, 11) if s != 5)
 
 
 # --- endings and removals (no database: a prepared protocol) -----------------------------------
