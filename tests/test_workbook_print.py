@@ -61,11 +61,24 @@ def test_long_nicknames_fit_and_every_sheet_is_set_up_for_print(examples_dir):
     assert [players_table(protocol)[s][0] for s in range(1, 11)] == LONG
     top, _ = find(protocol, "№", col=1)
     assert all(protocol.row_dimensions[r].height > 16 for r in range(top + 2, top + 12))
-    for ws in (protocol, wb["Ночи"], wb["Голоса"]):
+    for ws in wb.worksheets:
         assert_text_fits(ws)
-    en = _load([_protocol(_example(examples_dir, "tie_and_lift"), players=LONG)], "en")
-    for name in ("Protocol", "Nights", "Votes"):
-        assert_text_fits(en[name])
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_no_text_cell_is_narrower_than_its_text_in_any_sheet(examples_dir, lang):
+    """Every sheet of single- and multi-game workbooks, with long nicknames, removals, a lift vote."""
+    books = [
+        [_protocol(DISCIPLINE)],
+        [_protocol(_example(examples_dir, "tie_and_lift"), players=LONG)],
+        [_protocol(DISCIPLINE), _protocol(_example(examples_dir, "tie_and_lift")), _protocol(_example(examples_dir, "black_win"), players=LONG)],
+    ]
+    for protos in books:
+        wb = _load(protos, lang)
+        for ws in wb.worksheets:
+            assert_text_fits(ws)
+    multi = _load(books[2], lang)
+    assert multi.worksheets[-2].print_title_rows == "$1:$1"  # «Дисциплина» of several games
 
 
 def test_the_night_rows_wrap_and_grow(examples_dir):

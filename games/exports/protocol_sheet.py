@@ -50,7 +50,7 @@ from games.rules import GameState
 # at least _CANDIDATES_WIDTH wide, so a Day's notes fit beside its label —
 # fewer, wider columns are fewer cells). B grows with the longest nickname,
 # up to _NICK_MAX_WIDTH (then the nickname wraps and its row grows).
-_PROTOCOL_WIDTHS = [6, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 13, 7, 6, 6, 6, 11, 2, 15]
+_PROTOCOL_WIDTHS = [6, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 18, 7, 6, 6, 6, 11, 2, 15]
 _NICK_COL = 2
 _NICK_MIN_WIDTH = 20.0
 _NICK_MAX_WIDTH = 40.0
@@ -225,7 +225,13 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
         nickname = players[seat - 1] if seat <= len(players) else ""
         # A long nickname wraps: the row grows with it (rows do not grow by
         # themselves when the file is opened).
-        g.height(r, max(_PLAYER_ROW, lines_needed(nickname, nick_width) * _ROW_LINE + 3) if lines_needed(nickname, nick_width) > 1 else _PLAYER_ROW)
+        left_text = ""
+        if seat in left:
+            e = left[seat]
+            how = e.get("how", "")
+            left_text = f"{_short_phase(lang, e.get('day'), e.get('phase'))} {HOW_LEFT[lang].get(how, how)}".strip()
+        lines = max(lines_needed(nickname, nick_width), lines_needed(left_text, g.widths[8]))
+        g.height(r, lines * _ROW_LINE + 3 if lines > 1 else _PLAYER_ROW)
         role = roles.get(seat, "civilian")
         black = role in ("don", "mafia")
         g.put(r, 1, seat, "td_bold")
@@ -236,11 +242,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
             g.put(r, 4 + i, FOUL_MARK if i < n else None, "td_mark" if i < n else "td")
         how = (left.get(seat) or {}).get("how", "")
         g.put(r, 8, REMOVAL_MARK[lang] if how in REMOVAL_HOWS else None, "td_mark" if how in REMOVAL_HOWS else "td")
-        if seat in left:
-            e = left[seat]
-            g.put(r, 9, f"{_short_phase(lang, e.get('day'), e.get('phase'))} {HOW_LEFT[lang].get(how, how)}".strip(), "td_left")
-        else:
-            g.put(r, 9, None, "td_left")
+        g.put(r, 9, left_text or None, "td_left")
         points, extra, ci, best_move = _points(proto, seat, lang)
         g.put(r, 10, points, "td" if isinstance(points, str) else "td_num")
         g.put(r, 11, extra, "td_num")
@@ -339,7 +341,7 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
                     carried = vote.get("outcome") == "leave"
                     g.put(r, lc, L["lift"], "label")
                     g.put(r, fc, yes, "td_bold")
-                    g.merge(r, fc + 1, r, last, (L["lift_yes"] if carried else L["lift_no"]).format(n=voters), "td_left")
+                    _wrapped(g, r, fc + 1, last, (L["lift_yes"] if carried else L["lift_no"]).format(n=voters), "td_left")
                     continue
                 if kind == "revote":
                     revotes += 1
