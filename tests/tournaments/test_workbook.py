@@ -47,7 +47,9 @@ def test_standings_sheet_prints_landscape_one_page_wide(host):
     assert ws.page_setup.fitToWidth == 1 and ws.page_setup.fitToHeight == 0
     assert ws.print_title_rows == "$4:$5"
     assert ws.print_title_cols == "$A:$B"
-    assert_text_fits(ws)
+    for sheet in wb.worksheets:  # the standings and every game's protocol
+        assert_text_fits(sheet)
+    assert len(wb.worksheets) == 1 + 4
     # Numbers are numbers, points share one format with the typographic minus.
     header = [c.value for c in ws[4]]
     rows = [r for r in ws.iter_rows(min_row=6) if isinstance(r[0].value, int)]
