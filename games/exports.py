@@ -825,17 +825,12 @@ def _int_keys(mapping: Any) -> dict[int, Any]:
     return out
 
 
-def _reason_text(reason: str, lang: str) -> str:
-    if not reason:
-        return ""
-    try:
-        from games.rules.catalogue import PENALTY_REASONS
-    except ImportError:
-        return reason
-    for item in PENALTY_REASONS:
-        if item.get("code") == reason:
-            return str(item.get("text_en" if lang == "en" else "text_ru") or reason)
-    return reason
+def _reason_text(reason: str, lang: str, code: Any = None) -> str:
+    """A catalogue reason in the workbook's language (by its stored code, or
+    its stored wording in older logs); a typed reason as typed (F16)."""
+    from games.rules.catalogue import reason_text
+
+    return reason_text(reason or None, code if isinstance(code, str) else None, lang)
 
 
 def _winner_text(state: GameState, lang: str) -> str:
@@ -1012,24 +1007,35 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
     return [blocks[d] for d in sorted(blocks)]
 
 
+def _generated_names(title: str, stage: str, lang: str) -> tuple[str, str]:
+    """The app's generated game title and stage name in the workbook's language."""
+    from django.utils.translation import override
+
+    from games.titles import game_title, stage_name
+
+    with override(lang):
+        return game_title(title or ""), stage_name(stage or "")
+
+
 def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     L = LABELS[lang]
     state = proto.state
     h = proto.header
+    title, stage = _generated_names(h.title, h.stage, lang)
     g = _Grid()
     blocks = _day_blocks(state)
     g.ncols = max([_MIN_CANDIDATE_COLS, *(len(b.candidates) for b in blocks)])
     last = _FIRST_CAND_COL + g.ncols - 1
     g.merge(1, 1, 1, 12, L["title"], "title")
     g.height(1, 24)
-    g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {h.title}" if h.title else "") if h.game_id else h.title, "section")
+    g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {title}" if title else "") if h.game_id else title, "section")
     # Header: label / value pairs on three rows.
     g.merge(2, 1, 2, 2, L["tournament"], "label")
     g.merge(2, 3, 2, 8, h.tournament, "value_bold")
     g.merge(2, 9, 2, 9, L["date"], "label")
     g.merge(2, 10, 2, 12, h.date.strftime("%d.%m.%Y") if h.date else "", "value")
     g.merge(3, 1, 3, 2, L["stage"], "label")
-    g.merge(3, 3, 3, 8, h.stage, "value")
+    g.merge(3, 3, 3, 8, stage, "value")
     g.put(3, 9, L["table_no"], "label")
     g.put(3, 10, h.table_no, "td_bold")
     g.put(3, 11, L["game_no"], "label")
@@ -1330,7 +1336,7 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
                         seat,
                         players[seat - 1] if isinstance(seat, int) and 1 <= seat <= len(players) else "",
                         _penalty_text(e, lang),
-                        _reason_text(str(e.get("reason") or ""), lang),
+                        _reason_text(str(e.get("reason") or ""), lang, entry.payload.get("reason_code") if entry else None),
                         _penalty_consequence(e, lang),
                     ],
                     [*base, "time", "td", "td_bold", "td_left", "td_left", "td_left", "td_left"],
@@ -1372,7 +1378,7 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     ru = lang == "ru"
     do = payload.get("do", "")
     seat = payload.get("seat")
-    reason = _reason_text(str(payload.get("reason") or ""), lang)
+    reason = _reason_text(str(payload.get("reason") or ""), lang, payload.get("reason_code"))
     tail = f" — {reason}" if reason else ""
     if do == "seat":
         players = payload.get("players") or []

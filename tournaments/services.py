@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.rules.regulations import Regulations
+from games.titles import STAGE_NAME, TOURNAMENT_CREATED, table_game_title
 from tournaments import seating
 from tournaments.models import (
     ExtraPoints,
@@ -68,7 +69,7 @@ def tournament_create(
         t = Tournament.objects.create(name=name, starts_on=starts_on, ends_on=ends_on, regulations=regs, scoring=dict(PRESETS[preset]), scoring_preset=preset, scoring_revision=1)
         if organizer is not None:
             t.organizers.add(organizer)
-        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_("Создан турнир"))
+        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_(TOURNAMENT_CREATED))
     return t
 
 
@@ -214,7 +215,7 @@ def participant_set_active(*, participant: Participant, active: bool) -> Partici
 
 def stage_create(*, tournament: Tournament, name: str = "") -> Stage:
     order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
-    return Stage.objects.create(tournament=tournament, name=name or _("Этап %(n)s") % {"n": order}, order=order)
+    return Stage.objects.create(tournament=tournament, name=name or _(STAGE_NAME) % {"n": order}, order=order)
 
 
 def round_create(*, stage: Stage, tables: int = 0) -> Round:
@@ -391,9 +392,7 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             locked = Table.objects.select_for_update().get(pk=table.pk)
             if locked.game_id != table.game_id:
                 continue  # started meanwhile
-            title = f"{tournament.name} · {round.stage.name} · " + _("тур %(r)s, стол %(t)s") % {"r": round.number, "t": table.number}
-            if replay:
-                title += " · " + _("переигровка")
+            title = table_game_title(tournament.name, round.stage.name, round.number, table.number, replay=bool(replay))
             game = game_services.game_create(host=table.host, title=title[:200], players=players, regulations=regs)
             locked.game = game
             locked.counted = False

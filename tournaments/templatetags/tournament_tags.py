@@ -1,4 +1,5 @@
-"""`points`: a score with no needless zeros (2, 0,5, 0,25), in the page's locale."""
+"""`points`: a score with no needless zeros (2, 0,5, 0,25), in the page's locale;
+`stage_label`: a stage name, the default one in the reader's language."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ from django import template
 from django.utils import formats
 
 register = template.Library()
+
+
+@register.filter
+def stage_label(name: Any) -> str:
+    """A stage's name; the app's default («Этап 1») in the reader's language."""
+    from games.titles import stage_name
+
+    return stage_name(str(name or ""))
 
 
 @register.filter
