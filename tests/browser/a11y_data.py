@@ -27,9 +27,12 @@ host.save()
 # The index in DEMO_FINISHED_ACTIONS where each console step begins.
 STEP_PREFIX = {
     "seating": 1,  # only the nicknames: the roles are next
-    "day": 4,  # the first speech of Day 1
+    "day": 6,  # the first speech of Day 1, one nomination made
     "voting": 17,  # the vote of Day 1
+    "last_word": 18,  # the farewell of the voted-out player
     "night": 19,  # the shots of Night 1
+    "check": 20,  # the Don's check
+    "best_move": 22,  # the best move of the player shot in Night 1
     "finished": len(DEMO_FINISHED_ACTIONS),
 }
 # Catalogue penalties recorded during Day 1 (F16): a foul, a warning.

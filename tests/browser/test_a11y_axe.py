@@ -32,7 +32,12 @@ DATA_SCRIPT = HERE / "a11y_data.py"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 
 SCREENS = {"desktop": {"width": 1366, "height": 860}, "phone": {"width": 390, "height": 844}}
-LANGUAGES = ("ru", "en")
+# (language, screen, colour scheme): both languages on both screens, and the
+# dark scheme (the pages follow prefers-color-scheme) once, on a desktop.
+VARIANTS = [("ru", "desktop", "light"), ("en", "desktop", "light"), ("ru", "phone", "light"), ("en", "phone", "light"), ("ru", "desktop", "dark")]
+VARIANT_IDS = [f"{lang}-{screen}" + ("-dark" if scheme == "dark" else "") for lang, screen, scheme in VARIANTS]
+# What a spectator without an account opens (the top bar differs).
+PUBLIC_PAGES = {"login", "board_running", "board_finished", "tournaments_list", "tournament_detail", "standings", "scoring", "player"}
 
 # (name, path or key of the data, a selector that shows the page is ready)
 PAGES: list[tuple[str, str, str]] = [
@@ -42,7 +47,10 @@ PAGES: list[tuple[str, str, str]] = [
     ("console_seating", "console_seating", "#console"),
     ("console_day", "console_day", "#console"),
     ("console_voting", "console_voting", "#console"),
+    ("console_last_word", "console_last_word", "#console"),
     ("console_night", "console_night", "#console"),
+    ("console_check", "console_check", "#console"),
+    ("console_best_move", "console_best_move", "#console"),
     ("console_finished", "console_finished", "#console"),
     ("board_running", "board_running", "#board-meta"),
     ("board_finished", "board_finished", "#board-meta"),
@@ -82,22 +90,28 @@ def signed_in_state(browser: Any, live_server_url: str, a11y_data: dict[str, Any
 
 
 @pytest.fixture(scope="module")
-def audit_pages(browser: Any, live_server_url: str, signed_in_state: dict[str, Any]) -> Iterator[Callable[[str, str], Any]]:
-    """One page per (language, screen), made on first use and reused."""
-    pages: dict[tuple[str, str], Any] = {}
+def audit_pages(browser: Any, live_server_url: str, signed_in_state: dict[str, Any]) -> Iterator[Callable[..., Any]]:
+    """One page per variant, made on first use and reused by every page."""
+    pages: dict[tuple[str, str, str, bool], Any] = {}
     contexts: list[Any] = []
 
-    def get(lang: str, screen: str) -> Any:
-        if (lang, screen) not in pages:
-            context = browser.new_context(viewport=SCREENS[screen], locale="ru-RU" if lang == "ru" else "en-US", storage_state=signed_in_state)
+    def get(lang: str, screen: str, scheme: str = "light", signed_in: bool = True) -> Any:
+        key = (lang, screen, scheme, signed_in)
+        if key not in pages:
+            context = browser.new_context(
+                viewport=SCREENS[screen],
+                locale="ru-RU" if lang == "ru" else "en-US",
+                color_scheme=scheme,
+                storage_state=signed_in_state if signed_in else None,
+            )
             host = live_server_url.split("//", 1)[1].split(":")[0]
             context.add_cookies([{"name": "django_language", "value": lang, "domain": host, "path": "/"}])
             context.add_init_script(path=str(AXE))
             contexts.append(context)
             page = context.new_page()
             page.set_default_timeout(20_000)
-            pages[(lang, screen)] = page
-        return pages[(lang, screen)]
+            pages[key] = page
+        return pages[key]
 
     yield get
     for context in contexts:
@@ -114,20 +128,34 @@ def _describe(violations: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("screen", list(SCREENS))
-@pytest.mark.parametrize("lang", LANGUAGES)
-@pytest.mark.parametrize(("name", "where", "ready"), PAGES, ids=[p[0] for p in PAGES])
-def test_page_has_no_axe_violations(audit_pages, live_server_url, a11y_data, name, where, ready, lang, screen):
-    page = audit_pages(lang, screen)
-    path = where if where.startswith("/") else a11y_data[where]
-    response = page.goto(live_server_url + path)
-    assert response is not None and response.status == 200, f"{path}: HTTP {response and response.status}"
+def _audit(page: Any, url: str, name: str, ready: str, lang: str, label: str, *, reflow: bool) -> None:
+    response = page.goto(url)
+    assert response is not None and response.status == 200, f"{url}: HTTP {response and response.status}"
     page.wait_for_selector(ready, state="attached")
     assert page.evaluate("document.documentElement.lang") == lang
     result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})", AXE_TAGS)
     violations = result["violations"]
-    assert not violations, f"{name} [{lang}, {screen}] {path}: {len(violations)} axe violation(s)\n" + _describe(violations)
-    if screen == "phone" and name != "overlay":  # the overlay is a 1920×1080 stream source, never read on a phone
-        # WCAG 1.4.10: no sideways scrolling at 320 CSS px wide content (here the 390 px phone).
+    assert not violations, f"{name} [{label}] {url}: {len(violations)} axe violation(s)\n" + _describe(violations)
+    if reflow and name != "overlay":  # the overlay is a 1920×1080 stream source, never read on a phone
+        # WCAG 1.4.10: no sideways scrolling of the page at 390 px (wide tables scroll in their own box).
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        assert overflow <= 0, f"{name} [{lang}] scrolls sideways by {overflow}px at 390 px wide"
+        assert overflow <= 0, f"{name} [{label}] scrolls sideways by {overflow}px at 390 px wide"
+
+
+def _url(live_server_url: str, a11y_data: dict[str, Any], where: str) -> str:
+    return live_server_url + (where if where.startswith("/") else a11y_data[where])
+
+
+@pytest.mark.parametrize(("lang", "screen", "scheme"), VARIANTS, ids=VARIANT_IDS)
+@pytest.mark.parametrize(("name", "where", "ready"), PAGES, ids=[p[0] for p in PAGES])
+def test_page_has_no_axe_violations(audit_pages, live_server_url, a11y_data, name, where, ready, lang, screen, scheme):
+    page = audit_pages(lang, screen, scheme)
+    label = f"{lang}, {screen}, {scheme}"
+    _audit(page, _url(live_server_url, a11y_data, where), name, ready, lang, label, reflow=screen == "phone")
+
+
+@pytest.mark.parametrize(("lang", "screen"), [("ru", "phone"), ("en", "desktop")])
+@pytest.mark.parametrize(("name", "where", "ready"), [p for p in PAGES if p[0] in PUBLIC_PAGES], ids=[p[0] for p in PAGES if p[0] in PUBLIC_PAGES])
+def test_public_page_without_an_account_has_no_axe_violations(audit_pages, live_server_url, a11y_data, name, where, ready, lang, screen):
+    page = audit_pages(lang, screen, "light", signed_in=False)
+    _audit(page, _url(live_server_url, a11y_data, where), name, ready, lang, f"{lang}, {screen}, anonymous", reflow=screen == "phone")
