@@ -159,3 +159,30 @@ def test_page_has_no_axe_violations(audit_pages, live_server_url, a11y_data, nam
 def test_public_page_without_an_account_has_no_axe_violations(audit_pages, live_server_url, a11y_data, name, where, ready, lang, screen):
     page = audit_pages(lang, screen, "light", signed_in=False)
     _audit(page, _url(live_server_url, a11y_data, where), name, ready, lang, f"{lang}, {screen}, anonymous", reflow=screen == "phone")
+
+
+@pytest.mark.parametrize(("lang", "screen"), [("ru", "desktop"), ("en", "phone")])
+def test_console_menus_and_dialogs_have_no_axe_violations(audit_pages, live_server_url, a11y_data, lang, screen):
+    """What the console shows on demand: the share menu, the penalty dialog
+    (the catalogue of F16 reasons), the keys' help."""
+    page = audit_pages(lang, screen)
+    page.goto(_url(live_server_url, a11y_data, "console_day"))
+    page.wait_for_selector("#console")
+
+    def check(what: str) -> None:
+        result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})", AXE_TAGS)
+        assert not result["violations"], f"console {what} [{lang}, {screen}]\n" + _describe(result["violations"])
+
+    page.click(".head-tools details.menu > summary")
+    page.wait_for_selector("#share", state="visible")
+    check("share menu open")
+    page.click(".head-tools details.menu > summary")
+    page.click("#tile-5 .btn-more")
+    page.wait_for_selector("#penalty-dialog[open]")
+    check("penalty dialog open")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#penalty-dialog:not([open])", state="attached")
+    page.click("[data-open-help]")
+    page.wait_for_selector("#help-dialog[open]")
+    check("help dialog open")
+    page.keyboard.press("Escape")
