@@ -186,3 +186,17 @@ def test_console_menus_and_dialogs_have_no_axe_violations(audit_pages, live_serv
     page.wait_for_selector("#help-dialog[open]")
     check("help dialog open")
     page.keyboard.press("Escape")
+
+
+def test_keys_on_the_focused_protocol_list_scroll_it_and_record_nothing(audit_pages, live_server_url, a11y_data):
+    """The protocol list is focusable (it scrolls); Space or a digit pressed
+    there must not reach the console's shortcuts (the next step, a nomination)."""
+    page = audit_pages("ru", "desktop")
+    page.goto(_url(live_server_url, a11y_data, "console_day"))
+    before = page.get_attribute("#console", "data-seq")
+    page.focus("#console ol.protocol")
+    for key in (" ", "3", "ArrowDown", "PageDown"):
+        page.keyboard.press(key)
+    page.wait_for_timeout(600)  # an action would have swapped the console by now
+    page.reload()
+    assert page.get_attribute("#console", "data-seq") == before
