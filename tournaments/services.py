@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from tournaments.models import (
 from tournaments.scoring import DEFAULT_PRESET, PRESETS, D, ScoringPolicy
 
 TABLE_SIZE = seating.TABLE_SIZE
+_CONTROL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
 
 
 class TournamentError(ValueError):
@@ -189,7 +191,9 @@ def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str
         known = {p.nickname.casefold() for p in tournament.participants.all()}
         for entry in entries:
             nick, username = (entry, "") if isinstance(entry, str) else entry
-            nick = nick.strip()[:64]
+            # Control characters never reach a game (the input schema refuses
+            # them in a seating): dropped here, where a pasted list brings them.
+            nick = _CONTROL.sub("", nick).strip()[:64].strip()
             if not nick:
                 continue
             if nick.casefold() in known:
@@ -395,7 +399,13 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             if locked.game_id != table.game_id:
                 continue  # started meanwhile
             title = table_game_title(tournament.name, round.stage.name, round.number, table.number, replay=bool(replay))
-            game = game_services.game_create(host=table.host, title=title[:200], players=players, regulations=regs)
+            try:
+                game = game_services.game_create(host=table.host, title=_CONTROL.sub("", title)[:200].strip(), players=players, regulations=regs)
+            except RuleViolation as exc:
+                # The input schema refused the seating (a nickname stored before
+                # the schema existed): the table is named, nothing is created.
+                result.skipped.append((table, exc.message))
+                continue
             locked.game = game
             locked.counted = False
             locked.save(update_fields=["game", "counted"])
