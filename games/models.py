@@ -86,6 +86,14 @@ class Game(models.Model):
     def __str__(self) -> str:
         return self.title or str(_("Game #%(pk)s") % {"pk": self.pk})
 
+    @property
+    def display_title(self) -> str:
+        """The title as the reader sees it: a tournament table's generated
+        title («… · тур 1, стол 1») in the reader's language (games.titles)."""
+        from games.titles import game_title
+
+        return game_title(self.title)
+
     def active_actions(self) -> models.QuerySet[GameAction]:
         return self.actions.filter(undone_at__isnull=True).order_by("seq")
 

@@ -367,7 +367,8 @@ def test_penalty_with_a_catalogue_reason_stores_its_russian_text(client_host, ho
     r = act(client_host, game, {"do": "foul", "seat": 5, "reason": "flood_spam"})
     assert r.status_code == 200
     game.refresh_from_db()
-    assert game.action_payloads()[-1] == {"do": "foul", "seat": 5, "reason": "Флуд, спам"}
+    # The Russian wording (S4) and the catalogue's code (F16), for every reader's language.
+    assert game.action_payloads()[-1] == {"do": "foul", "seat": 5, "reason": "Флуд, спам", "reason_code": "flood_spam"}
     assert "№5 — фол (1-й): Флуд, спам" in r.content.decode()
     # A typed reason wins over the catalogue.
     act(client_host, game, {"do": "warning", "seat": 5, "reason": "flood_spam", "reason_text": "пение"})

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from games.titles import revision_note, stage_name
 from tournaments.scoring import DEFAULT_PRESET, PRESETS, ScoringPolicy
 
 
@@ -84,6 +85,11 @@ class ScoringRevision(models.Model):
         ordering = ["tournament", "-number"]
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="unique_scoring_revision")]
 
+    @property
+    def display_note(self) -> str:
+        """The app's own note («Создан турнир») in the reader's language."""
+        return revision_note(self.note)
+
     def __str__(self) -> str:
         return f"{self.tournament} v{self.number}"
 
@@ -116,6 +122,11 @@ class Stage(models.Model):
         constraints = [models.UniqueConstraint(fields=["tournament", "order"], name="unique_stage_order")]
         verbose_name = _("этап")
         verbose_name_plural = _("этапы")
+
+    @property
+    def display_name(self) -> str:
+        """«Этап 1», the default name, in the reader's language; a typed name as typed."""
+        return stage_name(self.name)
 
     def __str__(self) -> str:
         return self.name

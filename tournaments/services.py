@@ -27,6 +27,7 @@ from games.models import Game, GameStatus
 from games.rules import RuleViolation
 from games.rules.regulations import Regulations
 from games.rules.schema import check_text
+from games.titles import STAGE_NAME, TOURNAMENT_CREATED, table_game_title
 from tournaments import seating
 from tournaments.models import (
     ExtraPoints,
@@ -72,7 +73,7 @@ def tournament_create(
         t = Tournament.objects.create(name=name, starts_on=starts_on, ends_on=ends_on, regulations=regs, scoring=dict(PRESETS[preset]), scoring_preset=preset, scoring_revision=1)
         if organizer is not None:
             t.organizers.add(organizer)
-        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_("Создан турнир"))
+        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_(TOURNAMENT_CREATED))
     return t
 
 
@@ -220,7 +221,7 @@ def participant_set_active(*, participant: Participant, active: bool) -> Partici
 
 def stage_create(*, tournament: Tournament, name: str = "") -> Stage:
     order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
-    return Stage.objects.create(tournament=tournament, name=name or _("Этап %(n)s") % {"n": order}, order=order)
+    return Stage.objects.create(tournament=tournament, name=name or _(STAGE_NAME) % {"n": order}, order=order)
 
 
 def round_create(*, stage: Stage, tables: int = 0) -> Round:
@@ -398,9 +399,7 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             locked = Table.objects.select_for_update().get(pk=table.pk)
             if locked.game_id != table.game_id:
                 continue  # started meanwhile
-            title = f"{tournament.name} · {round.stage.name} · " + _("тур %(r)s, стол %(t)s") % {"r": round.number, "t": table.number}
-            if replay:
-                title += " · " + _("переигровка")
+            title = table_game_title(tournament.name, round.stage.name, round.number, table.number, replay=bool(replay))
             try:
                 game = game_services.game_create(host=table.host, title=_CONTROL.sub("", title)[:200].strip(), players=players, regulations=regs)
             except RuleViolation as exc:

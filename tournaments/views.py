@@ -398,7 +398,8 @@ def scoring(request: HttpRequest, pk: int) -> HttpResponse:
             "is_organizer": is_organizer,
             "presets": [(k, PRESET_LABELS.get(k, k)) for k in PRESETS],
             "chosen": chosen if chosen in PRESETS else t.scoring_preset,
-            "revisions": t.scoring_revisions.select_related("created_by")[:20],
+            # Each revision with its preset's name (never the key, "cristalix").
+            "revisions": [(rev, PRESET_LABELS.get(rev.preset, rev.preset)) for rev in t.scoring_revisions.select_related("created_by")[:20]],
             "policy": t.policy,
             "tiebreaker_labels": [TIEBREAKER_LABELS.get(k, k) for k in t.policy.tiebreakers],
         },

@@ -89,7 +89,7 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
                         seat,
                         players[seat - 1] if isinstance(seat, int) and 1 <= seat <= len(players) else "",
                         _penalty_text(e, lang),
-                        _reason_text(str(e.get("reason") or ""), lang),
+                        _reason_text(str(e.get("reason") or ""), lang, entry.payload.get("reason_code") if entry else None),
                         _penalty_consequence(e, lang),
                     ],
                     [*base, "time", "td", "td_bold", "td_left", "td_left", "td_left", "td_left"],

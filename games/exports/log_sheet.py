@@ -36,7 +36,7 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     ru = lang == "ru"
     do = payload.get("do", "")
     seat = payload.get("seat")
-    reason = _reason_text(str(payload.get("reason") or ""), lang)
+    reason = _reason_text(str(payload.get("reason") or ""), lang, payload.get("reason_code"))
     tail = f" — {reason}" if reason else ""
     if do == "seat":
         players = payload.get("players") or []

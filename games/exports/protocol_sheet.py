@@ -176,10 +176,21 @@ def _wrapped(g: _Grid, r: int, col: int, col2: int, text: Any, style: str, *, si
     g.height(r, max(_PLAYER_ROW, lines * _ROW_LINE * size / 10 + 3))
 
 
+def _generated_names(title: str, stage: str, lang: str) -> tuple[str, str]:
+    """The app's generated game title and stage name in the workbook's language."""
+    from django.utils.translation import override
+
+    from games.titles import game_title, stage_name
+
+    with override(lang):
+        return game_title(title or ""), stage_name(stage or "")
+
+
 def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     L = LABELS[lang]
     state = proto.state
     h = proto.header
+    title, stage = _generated_names(h.title, h.stage, lang)
     g = _Grid()
     blocks = _day_blocks(state)
     g.ncols = max([_MIN_CANDIDATE_COLS, *(len(b.candidates) for b in blocks)])
@@ -188,7 +199,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     last = _FIRST_CAND_COL + g.ncols - 1
     g.merge(1, 1, 1, right, L["title"], "title")
     g.height(1, 24)
-    g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {h.title}" if h.title else "") if h.game_id else h.title, "section")
+    g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {title}" if title else "") if h.game_id else title, "section")
     # Header: label / value pairs on three rows.
     g.merge(2, 1, 2, 2, L["tournament"], "label")
     _wrapped(g, 2, 3, 8, h.tournament, "value_bold")
@@ -196,7 +207,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     # The day the game was played (its first action), a real date cell.
     g.merge(2, 10, 2, right, h.date, "value_date")
     g.merge(3, 1, 3, 2, L["stage"], "label")
-    _wrapped(g, 3, 3, 8, h.stage, "value")
+    _wrapped(g, 3, 3, 8, stage, "value")
     g.put(3, 9, L["table_no"], "label")
     g.put(3, 10, h.table_no, "td_bold")
     g.merge(3, 11, 3, 12, L["game_no"], "label")

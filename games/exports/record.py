@@ -49,17 +49,12 @@ def _int_keys(mapping: Any) -> dict[int, Any]:
     return out
 
 
-def _reason_text(reason: str, lang: str) -> str:
-    if not reason:
-        return ""
-    try:
-        from games.rules.catalogue import PENALTY_REASONS
-    except ImportError:
-        return reason
-    for item in PENALTY_REASONS:
-        if item.get("code") == reason:
-            return str(item.get("text_en" if lang == "en" else "text_ru") or reason)
-    return reason
+def _reason_text(reason: str, lang: str, code: Any = None) -> str:
+    """A catalogue reason in the workbook's language (by its stored code, or
+    its stored wording in older logs); a typed reason as typed (F16)."""
+    from games.rules.catalogue import reason_text
+
+    return reason_text(reason or None, code if isinstance(code, str) else None, lang)
 
 
 def _winner_text(state: GameState, lang: str) -> str:

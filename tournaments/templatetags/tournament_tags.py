@@ -1,6 +1,7 @@
 """`points`: a score with no needless zeros (2, 0,5, 0,25), in the page's locale.
 `score`: a score as the workbook writes it (games.exports.cells.POINTS_FORMAT):
-two decimals and the typographic minus (−0,50), for the standings table."""
+two decimals and the typographic minus (−0,50), for the standings table.
+`stage_label`: a stage name, the default one in the reader's language."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ from django import template
 from django.utils import formats
 
 register = template.Library()
+
+
+@register.filter
+def stage_label(name: Any) -> str:
+    """A stage's name; the app's default («Этап 1») in the reader's language."""
+    from games.titles import stage_name
+
+    return stage_name(str(name or ""))
 
 
 @register.filter
