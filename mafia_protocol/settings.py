@@ -22,14 +22,52 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
-# The default key is only good for a local demo; DEBUG off without a real key
-# is refused below so a deployment cannot forget it.
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-insecure-mafia-protocol-key-change-me")
-if not DEBUG and SECRET_KEY.startswith("dev-insecure"):
-    raise RuntimeError("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is off.")
+# The default key is only good for a local demo. With DEBUG off a missing,
+# short or placeholder key stops every process (manage.py, daphne) at once
+# with one line, instead of signing sessions with a key anyone can read here.
+DEV_SECRET_KEY = "dev-insecure-mafia-protocol-key-change-me"
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip() or DEV_SECRET_KEY
+
+
+def secret_key_problem(key: str) -> str | None:
+    """Why `key` must not sign a production deployment's sessions, or None."""
+    lowered = key.lower()
+    if key == DEV_SECRET_KEY or not key:
+        return "DJANGO_SECRET_KEY is not set"
+    if lowered.startswith(("dev-insecure", "django-insecure")) or any(w in lowered for w in ("change-me", "changeme", "change_me", "placeholder", "your-secret", "secret-key-here")):
+        return "DJANGO_SECRET_KEY is a placeholder"
+    if len(key) < 50 or len(set(key)) < 5:
+        return "DJANGO_SECRET_KEY is too short (50 random characters or more)"
+    return None
+
+
+if not DEBUG and (problem := secret_key_problem(SECRET_KEY)):
+    # SystemExit with a message prints that one line and exits with status 1.
+    raise SystemExit(f"Refusing to start with DJANGO_DEBUG=0: {problem}. Generate one: python -c 'import secrets; print(secrets.token_urlsafe(50))'")
 
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+
+# Behind a TLS proxy (nginx, deploy/nginx-mafia-protocol.conf): the proxy
+# terminates HTTPS and says so in X-Forwarded-Proto, which only the proxy may
+# set (it overwrites whatever the client sent). /healthz stays plain HTTP so
+# the proxy and the supervisor can probe a worker directly.
+HTTPS = env_bool("DJANGO_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    # One year by default; start lower (DJANGO_HSTS_SECONDS=3600) while trying
+    # a new domain, since browsers remember it for the whole max-age.
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        # Preloading is a one-way promise for the whole domain that only its
+        # owner can make (hstspreload.org); off is a decision, not an oversight.
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 INSTALLED_APPS = [
     "daphne",
