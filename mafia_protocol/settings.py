@@ -85,6 +85,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from the app itself (no proxy configuration): WhiteNoise
+    # answers /static/ before sessions or auth run.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "mafia_protocol.middleware.ExplicitLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -182,7 +185,21 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+# Production (DEBUG off): `collectstatic` (run by `make setup`) writes hashed,
+# gzip- and brotli-compressed copies; WhiteNoise serves them with a ten-year
+# immutable Cache-Control, and {% static %} names the hashed file. With DEBUG
+# on (make run, the test suite) the plain storage serves the files as they
+# are from static/, so editing a file or running tests never needs a
+# collectstatic first and a missing manifest cannot break a test.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage",
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
