@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -53,10 +54,10 @@ CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_O
 # set (it overwrites whatever the client sent). /healthz stays plain HTTP so
 # the proxy and the supervisor can probe a worker directly.
 HTTPS = env_bool("DJANGO_HTTPS", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
-    SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     # One year by default; start lower (DJANGO_HSTS_SECONDS=3600) while trying
@@ -88,6 +89,7 @@ MIDDLEWARE = [
     # Static files from the app itself (no proxy configuration): WhiteNoise
     # answers /static/ before sessions or auth run.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "mafia_protocol.middleware.SameHostContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "mafia_protocol.middleware.ExplicitLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -97,6 +99,23 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
+
+# Content-Security-Policy on every response (Django's own middleware, with
+# connect-src extended per request to this host's ws:// and wss://, see
+# mafia_protocol/middleware.py). No inline script or style, no eval: every
+# script is a file under static/js, and htmx runs with allowEval off and its
+# indicator <style> off (the htmx-config meta tag in base.html).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+}
 
 ROOT_URLCONF = "mafia_protocol.urls"
 
@@ -192,6 +211,9 @@ STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"
 # on (make run, the test suite) the plain storage serves the files as they
 # are from static/, so editing a file or running tests never needs a
 # collectstatic first and a missing manifest cannot break a test.
+# Files are looked up again on each request only with DEBUG on (fixed here:
+# the test runner turns settings.DEBUG off, and no collectstatic ran there).
+WHITENOISE_AUTOREFRESH = DEBUG
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

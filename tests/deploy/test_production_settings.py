@@ -27,6 +27,7 @@ def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
             "DJANGO_ALLOWED_HOSTS": "mafia.example.org",
             "DJANGO_HTTPS": "1",
             "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+            "DJANGO_STATIC_ROOT": str(tmp_path / "static"),
         }
     )
     env.update(extra)
@@ -97,6 +98,7 @@ print(json.dumps({
 def test_behind_the_tls_proxy_http_redirects_and_https_carries_hsts_and_secure_cookies(tmp_path):
     env = production_env(tmp_path)
     assert manage(env, "migrate", "--noinput", "--verbosity", "0").returncode == 0
+    assert manage(env, "collectstatic", "--noinput", "--verbosity", "0").returncode == 0  # pages name hashed files
     out = subprocess.run([sys.executable, "-c", HTTPS_PROBE], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     import json
