@@ -88,11 +88,11 @@ def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: 
     servers = "".join(f"    server 127.0.0.1:{p} max_fails=3 fail_timeout=10s;\n" for p in upstream_ports)
     site, n = re.subn(r"(?m)^    server 127\.0\.0\.1:800\d[^\n]*\n(?:    server 127\.0\.0\.1:800\d[^\n]*\n)*", servers, site)
     assert n == 1, "the upstream block of the shipped config changed shape"
-    for line in ("listen [::]:80;", "listen [::]:443 ssl;", "http2 on;"):
+    for line in ("listen [::]:80;", "listen [::]:443 ssl http2;"):
         assert line in site
         site = site.replace(line, "")
     site = re.sub(r"(?m)^\s*ssl_certificate(_key)?\s[^\n]*\n", "", site)
-    site = site.replace("listen 443 ssl;", f"listen 127.0.0.1:{https_port};")
+    site = site.replace("listen 443 ssl http2;", f"listen 127.0.0.1:{https_port};")
     site = site.replace("listen 80;", f"listen 127.0.0.1:{http_port};")
     site = site.replace("server_name mafia.example.org;", "server_name 127.0.0.1;")
     # The test must know which worker answered (a websocket's 101 included).
@@ -357,3 +357,24 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
         f"reconnect + snapshot per spectator max {max(reconnect_times) * 1000:.0f} ms, "
         f"kill -> all caught up {all_caught_up * 1000:.0f} ms (includes one host action)"
     )
+
+
+def test_the_shipped_site_config_passes_nginx_t_with_tls(tmp_path):
+    """The file as shipped (only the certificate paths point at a throwaway pair) is valid for nginx."""
+    if not Path(NGINX).exists() or not shutil.which("openssl"):
+        pytest.skip("needs /usr/sbin/nginx and openssl")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    made = subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=mafia.example.org", "-keyout", str(key), "-out", str(cert)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    site = SITE.read_text()
+    site = re.sub(r"(?m)^(\s*ssl_certificate)\s[^\n]*;", rf"\1 {cert};", site)
+    site = re.sub(r"(?m)^(\s*ssl_certificate_key)\s[^\n]*;", rf"\1 {key};", site)
+    (tmp_path / "site.conf").write_text(site)
+    conf = tmp_path / "nginx.conf"
+    conf.write_text(nginx_main_config(tmp_path, tmp_path / "site.conf"))
+    out = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "error.log")], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "syntax is ok" in out.stderr
