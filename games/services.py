@@ -10,15 +10,15 @@ write games, actions or projection rows themselves.
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from games import live
+from games import clock
+from games.board import publish
 from games.models import (
     Game,
     GameAction,
@@ -29,6 +29,19 @@ from games.models import (
     SeatResult,
     Vote,
     new_overlay_token,
+)
+from games.reading import (
+    _remember_state,
+    _state_key,
+)
+from games.reading import (
+    game_export_log as game_export_log,
+)
+from games.reading import (
+    game_regulations as game_regulations,
+)
+from games.reading import (
+    game_state as game_state,
 )
 from games.rules import GameState, Regulations, RuleViolation, apply, new_state, replay
 
@@ -61,44 +74,9 @@ class Outcome:
     action: GameAction | None
 
 
-# --- reading -----------------------------------------------------------------
-
-
-def game_regulations(game: Game) -> Regulations:
-    return Regulations.from_dict(game.regulations) if game.regulations else Regulations()
-
-
-def game_state(game: Game) -> GameState:
-    """The engine state of a game at its current revision.
-
-    A replay of its active actions, memoized per process by (game, revision):
-    the revision changes with every recorded or undone action, so a cached
-    state is never stale, and a worker that missed a change simply replays.
-    Callers get a copy, so nobody can alter the cached one.
-    """
-    key = _state_key(game)
-    cached = _STATE_CACHE.get(key)
-    if cached is None:
-        cached = replay(game.action_payloads(), game_regulations(game))
-        _remember_state(key, cached)
-    return cached.copy()
-
-
-_STATE_CACHE: OrderedDict[tuple[int, int, float], GameState] = OrderedDict()
-_STATE_CACHE_SIZE = 256
-
-
-def _state_key(game: Game) -> tuple[int, int, float]:
-    # created_at tells apart two games that got the same pk (SQLite may reuse
-    # the pk of a deleted game); seq tells apart two revisions of one game.
-    return (game.pk, game.seq, game.created_at.timestamp() if game.created_at else 0.0)
-
-
-def _remember_state(key: tuple[int, int, float], state: GameState) -> None:
-    _STATE_CACHE[key] = state
-    _STATE_CACHE.move_to_end(key)
-    while len(_STATE_CACHE) > _STATE_CACHE_SIZE:
-        _STATE_CACHE.popitem(last=False)
+# Reading lives in games.reading (the board and the exports may import it, not
+# this module); game_state, game_regulations and game_export_log stay importable
+# from here so the write path's callers need one import.
 
 
 # --- writing -----------------------------------------------------------------
@@ -202,10 +180,6 @@ def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game
     return game
 
 
-def game_export_log(*, game: Game) -> dict[str, Any]:
-    return {"format": "mafia-protocol-log/1", "name": game.title or f"game-{game.pk}", "actions": game.action_payloads()}
-
-
 def game_restore_archived_fields(
     *,
     game: Game,
@@ -249,19 +223,12 @@ def game_restore_archived_fields(
 
 
 def clock_remaining_ms(game: Game, now: datetime | None = None) -> int:
-    elapsed = game.clock_elapsed_ms
-    if game.clock_started_at is not None:
-        now = now or timezone.now()
-        stop = min(now, game.timeout_since) if game.timeout_since else now
-        elapsed += max(0, int((stop - game.clock_started_at).total_seconds() * 1000))
-    return max(0, game.clock_duration_ms - elapsed)
+    return clock.remaining_ms(game, now or timezone.now())
 
 
 def clock_deadline(game: Game) -> datetime | None:
     """When the running clock reaches zero, or None when it is paused."""
-    if game.clock_started_at is None or game.timeout_since is not None:
-        return None
-    return timezone.now() + timedelta(milliseconds=clock_remaining_ms(game))
+    return clock.deadline(game, timezone.now())
 
 
 def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -> Game:
@@ -336,7 +303,7 @@ def _copy_fields(source: Game, target: Game) -> None:
 
 def _pause(game: Game, now: datetime) -> None:
     if game.clock_started_at is not None:
-        game.clock_elapsed_ms += max(0, int((now - game.clock_started_at).total_seconds() * 1000))
+        game.clock_elapsed_ms += clock.run_elapsed_ms(game.clock_started_at, now)
         game.clock_started_at = None
 
 
@@ -507,4 +474,4 @@ def _sync_results(game: Game, state: GameState) -> None:
 
 def _schedule_broadcast(game: Game, *, clock_only: bool = False) -> None:
     game_id, seq, status = game.pk, game.seq, game.status
-    transaction.on_commit(lambda: live.publish_game_changed(game_id, seq, status, clock_only))
+    transaction.on_commit(lambda: publish.publish_game_changed(game_id, seq, status, clock_only))

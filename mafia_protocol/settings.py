@@ -183,7 +183,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # Under daphne the live-board frames are rendered and sent after the host's
-# response, from the server's loop (games/board.py); off, the host's request
+# response, from the server's loop (games/board/frames.py); off, the host's request
 # renders them itself before it answers.
 LIVE_RENDER_OFF_REQUEST = env_bool("LIVE_RENDER_OFF_REQUEST", True)
 

@@ -24,7 +24,8 @@ import pytest
 from channels.layers import get_channel_layer
 from django.urls import reverse
 
-from games import board, services
+from games import services
+from games.board import frames as board
 from games.models import Game, GameSeat, NightAction
 
 SECRET_WORDS = [

@@ -41,7 +41,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils.dateparse import parse_date, parse_datetime
 
-from games import live, services
+from games import services
+from games.board import publish
 from games.models import Game
 from games.rules import Regulations, RuleViolation
 from tournaments.models import (
@@ -203,7 +204,7 @@ def import_archive(data: dict[str, Any]) -> dict[str, int]:
         raise ArchiveError(f"not an archive of format {FORMAT}")
     if Game.objects.exists() or Tournament.objects.exists():
         raise ArchiveError("the database already holds games or tournaments; import into an empty database")
-    with live.broadcasts_suppressed(), transaction.atomic():
+    with publish.broadcasts_suppressed(), transaction.atomic():
         users = _import_users(data.get("users", []))
         games: dict[int, Game] = {}
         for record in data.get("games", []):

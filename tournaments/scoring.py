@@ -308,15 +308,3 @@ def score_lines(lines: Iterable[Line], policy: ScoringPolicy) -> dict[tuple[int,
         s.total = s.base + s.best_move + s.ci + s.extra - pen
         out[(line.game_id, line.seat_no)] = s
     return out
-
-
-def game_seat_scores(game: Any) -> dict[int, dict[str, float]]:
-    """seat_no -> {"points", "extra", "ci", "base", "best_move", "penalty"} of a tournament game.
-
-    "points" is the seat's total in that game under the tournament's policy.
-    {} for a game outside a tournament or not finished (annulled games never count).
-    For the protocol sheet of the Excel exporter; reads the database.
-    """
-    from tournaments.standings import game_scores  # Django-side; keeps this module pure
-
-    return {seat: s.as_floats() for seat, s in sorted(game_scores(game).items())}

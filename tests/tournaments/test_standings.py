@@ -10,7 +10,7 @@ from games.models import Game, GameStatus, SeatResult
 from tests.tournaments.helpers import play_random, play_scripted, seated_tournament
 from tournaments import services, standings
 from tournaments.models import Table, TableSeat
-from tournaments.scoring import game_seat_scores
+from tournaments.standings import game_seat_scores
 
 pytestmark = pytest.mark.django_db
 

@@ -48,8 +48,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import override, pgettext
 
-from games import services
-from games.fanout import peek_hub
+from games import clock
+from games.board.fanout import peek_hub
 from games.models import (
     Game,
     GameAction,
@@ -59,6 +59,7 @@ from games.models import (
     Penalty,
     Vote,
 )
+from games.reading import game_regulations, game_state
 from games.rules import replay
 
 log = logging.getLogger(__name__)
@@ -164,11 +165,11 @@ def _team(role: str) -> str:
 
 
 def clock_view(game: Game, *, visible: bool) -> dict[str, Any]:
-    """The host's clock as the board shows it (services.clock_remaining_ms)."""
+    """The host's clock as the board shows it (games.clock, the arithmetic the services use)."""
     now = timezone.now()
-    remaining = services.clock_remaining_ms(game, now)
-    running = game.clock_started_at is not None and game.timeout_since is None
-    deadline = services.clock_deadline(game) if running else None
+    remaining = clock.remaining_ms(game, now)
+    running = clock.is_running(game)
+    deadline = clock.deadline(game, now) if running else None
     return {
         "visible": visible and game.clock_duration_ms > 0,
         "running": running,
@@ -323,7 +324,7 @@ def _record(state: Any, name: str) -> list[dict[str, Any]]:
 
 def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
     """The full protocol, drawn after the end only (roles, shots, checks, best move)."""
-    state = services.game_state(game)
+    state = game_state(game)
     public = state.public_dict()
 
     def nick(seat: Any) -> str:
@@ -390,7 +391,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         # Game.seq counts recorded actions plus undos (services).
         seq = rows.count() + GameAction.objects.filter(game=game, undone_at__lte=as_of).count()
         at = _ms(as_of)
-    state = replay(actions, services.game_regulations(game))
+    state = replay(actions, game_regulations(game))
     ps = state.public_dict()
     players = list(state.players or [])
     roles = {int(k): v for k, v in (state.roles or {}).items()}

@@ -28,9 +28,9 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import protocol_text as pt
 from games import services
-from games.forms import (
+from games.console import protocol_text as pt
+from games.console.forms import (
     ActionFormError,
     GameCreateForm,
     parse_action,
