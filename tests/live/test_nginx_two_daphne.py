@@ -53,6 +53,7 @@ NGINX = "/usr/sbin/nginx"
 SITE = ROOT / "deploy" / "nginx-mafia-protocol.conf"
 PG_URL = os.environ.get("DATABASE_URL", "").strip() if os.environ.get("DATABASE_URL", "").startswith("postgres") else "postgres://postgres@127.0.0.1:5432/postgres"
 ACTIONS = 6  # next, undo, next, undo, ...: always legal, each one a new revision
+SPECTATORS_PER_WORKER = 5
 
 
 def pg_admin():
@@ -277,14 +278,14 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
         assert int(headers["x-upstream"].rsplit(":", 1)[1]) in ports
     assert get(f"http://127.0.0.1:{ports[0]}{assets[0]}")[0] == 200  # daphne alone serves them too
 
-    # Spectators through nginx until each worker has at least two.
+    # Spectators through nginx until each worker has SPECTATORS_PER_WORKER of them.
     spectators: list[tuple[object, int]] = []
-    for _ in range(24):
+    for _ in range(8 * SPECTATORS_PER_WORKER):
         spectators.append(spectator(front, game, sockets))
-        if all(sum(1 for _ws, p in spectators if p == port) >= 2 for port in ports):
+        if all(sum(1 for _ws, p in spectators if p == port) >= SPECTATORS_PER_WORKER for port in ports):
             break
     on = {port: [ws for ws, p in spectators if p == port] for port in ports}
-    assert all(len(v) >= 2 for v in on.values()), {p: len(v) for p, v in on.items()}
+    assert all(len(v) >= SPECTATORS_PER_WORKER for v in on.values()), {p: len(v) for p, v in on.items()}
     for ws, _port in spectators:
         first = ws.recv(timeout=10)
         assert 'data-full="1"' in first and seq_of(first) == seq
@@ -340,11 +341,13 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
         assert 'data-full="1"' in frame and seq_of(frame) == seq  # caught up, including the action made while away
     all_caught_up = time.monotonic() - killed_at
     # The survivor's spectators got that action live.
+    live_after_kill = 0
     for ws in on[survivor.port]:
         frame = ws.recv(timeout=10)
         while seq_of(frame) < seq:
             frame = ws.recv(timeout=10)
         assert seq_of(frame) == seq
+        live_after_kill += 1
     assert get(front.url("/healthz"))[0] == 200
 
     latencies.sort()
@@ -355,7 +358,8 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
         f"action -> frame: median {latencies[len(latencies) // 2] * 1000:.0f} ms, max {latencies[-1] * 1000:.0f} ms; "
         f"after SIGKILL of :{victim.port}: {len(orphans)} spectators reconnected to :{survivor.port}, "
         f"reconnect + snapshot per spectator max {max(reconnect_times) * 1000:.0f} ms, "
-        f"kill -> all caught up {all_caught_up * 1000:.0f} ms (includes one host action)"
+        f"kill -> all caught up {all_caught_up * 1000:.0f} ms (includes one host action); "
+        f"the action made while they were away: {live_after_kill} live frames on :{survivor.port} + {len(orphans)} snapshots on reconnect"
     )
 
 
