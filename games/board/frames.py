@@ -219,6 +219,10 @@ def public_view(game: Game) -> dict[str, Any]:
     nominees_now = [int(s) for s in ps.get("nominees") or []]
     fouls = {int(k): int(v) for k, v in (ps.get("fouls") or {}).items()}
     step_public = over or (step in PUBLIC_STEPS)
+    # W1/W2: once the result is decided (`winner` is public state) the board
+    # shows it at once — a deciding shot included — while the last words go
+    # on; the roles stay hidden until the game is over.
+    decided = not over and ps.get("winner") in ("red", "black", "draw")
 
     nicknames = dict(GameSeat.objects.filter(game=game).values_list("seat_no", "nickname"))
     warnings: dict[int, int] = defaultdict(int)
@@ -308,7 +312,8 @@ def public_view(game: Game) -> dict[str, Any]:
         "nominees": [{"seat": s, "nickname": nicknames.get(s, "")} for s in nominees_now] if not over else [],
         "nominations_today": today,
         "votes": votes,
-        "result": _winner_label(status, game.winner) if over else "",
+        "result": _winner_label(status, game.winner) if over else _winner_label(status, ps.get("winner")) if decided else "",
+        "decided": decided,
         "ppk": bool(over and game.ppk),
         "clock_visible": step_public and not over,
         "protocol": _protocol(game, nicknames) if over else None,
@@ -442,7 +447,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         "speaker_nickname": players[ps["speaker"] - 1] if ps.get("speaker") and len(players) >= ps["speaker"] else "",
         "seats": seats,
         "nominees": list(ps.get("nominees") or []),
-        "result": _winner_label(status, ps.get("winner")) if over else "",
+        "result": _winner_label(status, ps.get("winner")) if over or ps.get("winner") else "",
         "delay_ms": int(game.overlay_delay_seconds) * 1000,
         "token_digest": token_digest(game.overlay_token),
     }

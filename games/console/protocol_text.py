@@ -564,6 +564,8 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
             out.append("→ " + gettext("одна кандидатура в первый день: голосования нет (V5)"))
         elif kind == "draw":
             out.append("→ " + gettext("три ночи без выбываний: ничья (W4)"))
+        elif kind == "decided_by_shot":
+            out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
     if after.winner and not before.winner and do != "ppk":
         out.append("→ " + winner_text(after.winner))
     if after.status == "finished" and before.status != "finished" and do == "next" and after.winner:

@@ -104,6 +104,8 @@ LABELS: dict[str, dict[str, str]] = {
         "note_no_elimination": "подъём не набрал большинства",
         "note_v11": "все за столом на голосовании — никто (V11)",
         "note_draw": "ничья (W4)",
+        "decided_by_shot": "игра решена выстрелом (W1)",
+        "not_held_w1": "не проводилась (W1)",
     },
     "en": {
         "sheet_protocol": "Protocol",
@@ -204,6 +206,8 @@ LABELS: dict[str, dict[str, str]] = {
         "note_no_elimination": "the lift vote failed",
         "note_v11": "everyone at the table tied — nobody leaves (V11)",
         "note_draw": "draw (W4)",
+        "decided_by_shot": "decided by the shot (W1)",
+        "not_held_w1": "not held (W1)",
     },
 }
 

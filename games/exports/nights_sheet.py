@@ -61,9 +61,10 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
                 f"{L['night']} {night.night}",
                 *black_cells,
                 _shot_outcome(state, night, lang),
-                _seat_name(state, night.don["target"]) if night.don else "",
+                # W1: a Night ended by its shot had no check steps.
+                _seat_name(state, night.don["target"]) if night.don else L["not_held_w1"] if night.decided_by_shot else "",
                 _check_answer(night.don, lang),
-                _seat_name(state, night.sheriff["target"]) if night.sheriff else "",
+                _seat_name(state, night.sheriff["target"]) if night.sheriff else L["not_held_w1"] if night.decided_by_shot else "",
                 _check_answer(night.sheriff, lang),
                 _best_move_text(state, night.best_move, lang),
             ]

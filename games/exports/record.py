@@ -110,6 +110,8 @@ class _Night:
     don: dict[str, Any] | None = None
     sheriff: dict[str, Any] | None = None
     best_move: dict[str, Any] | None = None
+    # W1: the shot decided the game; the Night's remaining steps were not held.
+    decided_by_shot: bool = False
 
 
 def _nights(state: GameState) -> list[_Night]:
@@ -129,6 +131,9 @@ def _nights(state: GameState) -> list[_Night]:
             night.sheriff = e
     for e in _record(state, "best_moves"):
         nights.setdefault(e["night"], _Night(e["night"])).best_move = e
+    for e in _record(state, "events"):
+        if e.get("kind") == "decided_by_shot":
+            nights.setdefault(e["day"], _Night(e["day"])).decided_by_shot = True
     return [nights[k] for k in sorted(nights) if k >= 1]
 
 
@@ -139,7 +144,8 @@ def _shot_outcome(state: GameState, night: _Night, lang: str) -> str:
     victim = night.shot.get("victim")
     if victim is None:
         return L["miss"]
-    return L["killed"].format(seat=_seat_name(state, victim))
+    text = L["killed"].format(seat=_seat_name(state, victim))
+    return f"{text} — {L['decided_by_shot']}" if night.decided_by_shot else text
 
 
 def _check_answer(check: dict[str, Any] | None, lang: str) -> str:
