@@ -48,6 +48,10 @@ class SameHostContentSecurityPolicyMiddleware(ContentSecurityPolicyMiddleware):
 
     def process_response(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         policy = cast(dict[str, list[str]], settings.SECURE_CSP)
+        if settings.DEBUG and response.status_code in (404, 500) and not hasattr(response, "_csp_config"):
+            # Django's DEBUG error pages style themselves inline; production
+            # error pages are ours and carry the policy.
+            response._csp_config = {}  # type: ignore[attr-defined]
         if policy and not hasattr(response, "_csp_config"):
             try:
                 host = request.get_host()

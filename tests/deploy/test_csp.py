@@ -72,3 +72,12 @@ def test_htmx_is_configured_for_the_policy():
     assert "vendor/htmx.min.js' %}\" defer></script>\n  <script src=\"{% static 'js/htmx-csp.js' %}\" defer>" in base
     script = (TEMPLATES.parent / "static" / "js" / "htmx-csp.js").read_text(encoding="utf-8")
     assert "htmx.config.allowEval = false" in script and "htmx.config.includeIndicatorStyles = false" in script
+
+
+@pytest.mark.django_db
+def test_debug_error_pages_are_readable_and_production_ones_carry_the_policy(client, settings):
+    settings.DEBUG = True  # Django's technical 404 page styles itself inline
+    assert "Content-Security-Policy" not in client.get("/no-such-page/").headers
+    settings.DEBUG = False
+    missing = client.get("/no-such-page/")
+    assert missing.status_code == 404 and "script-src 'self'" in missing.headers["Content-Security-Policy"]
