@@ -43,7 +43,18 @@ from games.reading import (
 from games.reading import (
     game_state as game_state,
 )
-from games.rules import GameState, Regulations, RuleViolation, apply, new_state, replay
+from games.rules import (
+    GameState,
+    Regulations,
+    RuleViolation,
+    apply,
+    check_title,
+    new_state,
+    replay,
+    validate_action,
+    validate_log,
+)
+from games.rules.schema import bad_action, check_text
 
 
 class StaleRevision(Exception):
@@ -83,7 +94,13 @@ class Outcome:
 
 
 def game_create(*, host: Any, title: str = "", players: list[str] | None = None, regulations: Regulations | None = None, seating_seed: str = "") -> Game:
-    """A new game in setup; with `players`, the `seat` action is recorded at once."""
+    """A new game in setup; with `players`, the `seat` action is recorded at once.
+
+    The title and the seed are checked by the input schema first (RuleViolation
+    "bad_action"): the database never has to refuse them."""
+    title = check_title(title)
+    if seating_seed:
+        seating_seed = check_text(seating_seed, index=None, field="seed", max_len=64, min_len=1)
     with transaction.atomic():
         game = Game.objects.create(
             host=host,
@@ -110,12 +127,17 @@ def _lock(game: Game, expected_seq: int | None = None) -> Game:
 
 
 def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int | None, by: Any) -> Outcome:
-    """Apply one host action. Raises RuleViolation or StaleRevision; both change nothing."""
+    """Apply one host action. Raises RuleViolation or StaleRevision; both change nothing.
+
+    The input schema checks the action first (games/rules/schema.py: keys,
+    types, limits), naming its position in the log; what is stored is the
+    checked, normalised action."""
     if not isinstance(action, dict):
-        raise RuleViolation("bad_action", "FORMAT", {"field": "action"}, "The action must be an object.")
+        raise bad_action(None, "action", "must be a JSON object with a 'do' field", "должно быть JSON-объектом с полем do")
     with transaction.atomic():
         locked = _lock(game, expected_seq)
         before = game_state(locked)
+        action = validate_action(action, index=before.count)
         after = apply(before, action)
         locked.seq += 1
         stored = GameAction.objects.create(game=locked, seq=locked.seq, payload=action, created_by=_user_or_none(by))
@@ -170,13 +192,30 @@ def game_rebuild_projection(*, game: Game) -> GameState:
 
 
 def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game:
-    """Store a protocol log (FORMAT.md) as a game, action by action through the engine."""
-    actions = [a for a in data.get("actions", []) if a.get("do") != "expect" and not a.get("reject")]
+    """Store a protocol log (FORMAT.md) as a game, action by action through the engine.
+
+    The whole file is checked by the input schema before anything is stored
+    (RuleViolation "bad_action" naming the action's position in the file).
+    The log's `name` becomes the title when it is a valid title; like every
+    top-level key but `format` and `actions`, it is otherwise ignored."""
+    checked = validate_log(data)
+    # (position in the file, action): a refusal names the file's position.
+    actions = [(i, a) for i, a in enumerate(checked) if a["do"] != "expect" and not a.get("reject")]
+    if not title:
+        name = data.get("name")
+        try:
+            title = check_title(name) if isinstance(name, str) else ""
+        except RuleViolation:
+            title = ""
     # All or nothing: a log the engine refuses halfway leaves no half game.
     with transaction.atomic():
-        game = game_create(host=host, title=title or str(data.get("name", "")))
-        for action in actions:
-            game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+        game = game_create(host=host, title=title)
+        for position, action in actions:
+            try:
+                game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+            except RuleViolation as exc:
+                exc.params.setdefault("index", position)
+                raise
     return game
 
 

@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import cast
 
 from django.conf import settings
-from django.core.exceptions import DisallowedHost
-from django.http import HttpRequest, HttpResponse
+from django.core.exceptions import DisallowedHost, PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csp import ContentSecurityPolicyMiddleware
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
@@ -62,3 +62,18 @@ class SameHostContentSecurityPolicyMiddleware(ContentSecurityPolicyMiddleware):
                 response._csp_config = {**policy, "connect-src": sources}  # type: ignore[attr-defined]
         result: HttpResponse = super().process_response(request, response)
         return result
+
+
+class RefusalReasonMiddleware:
+    """Keeps why a view refused (Http404, PermissionDenied) on the request, so
+    that the one-line log of the refusal can say it (log_filters.py)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> None:
+        if isinstance(exception, Http404 | PermissionDenied):
+            request.refusal_reason = str(exception)  # type: ignore[attr-defined]

@@ -682,6 +682,10 @@ def violation_text(exc: Any) -> str:
     params = dict(getattr(exc, "params", {}) or {})
     lang = (get_language() or "ru").lower()
     text = ""
+    if lang.startswith("ru") and code == "bad_action" and "problem_ru" in params:
+        # The input schema (games.rules.schema) gives its own Russian text.
+        where = f"Действие №{params['index']}" if params.get("index") is not None else "Действие"
+        return f"{where}, поле «{params.get('field')}»: {params['problem_ru']}."
     if lang.startswith("ru") and code in _RU:
         try:
             text = _RU[code] % params

@@ -13,6 +13,8 @@ from openpyxl.styles.cell_style import StyleArray
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.page import PageMargins
 
+from mafia_protocol.xlsx import set_text
+
 # --- styles ----------------------------------------------------------------------
 
 _THIN = Side(style="thin", color="000000")
@@ -115,7 +117,6 @@ def _styles(workbook: Workbook) -> _Styles:
 
 
 _new_cell = Cell.__new__
-_ILLEGAL = dict.fromkeys((*range(0, 9), 11, 12, *range(14, 32)))
 
 
 def _cell(ws: Any, row: int, column: int, value: Any, style: Any) -> Cell:
@@ -132,8 +133,9 @@ def _cell(ws: Any, row: int, column: int, value: Any, style: Any) -> Cell:
     if value is None:
         cell.data_type = "n"
     elif isinstance(value, str):
-        value = value.translate(_ILLEGAL)
-        cell.data_type = "s"
+        # The one text-cell helper of every workbook: literal text, never a formula.
+        cell._value = None
+        return set_text(cell, value)
     elif isinstance(value, bool):
         cell.data_type = "b"
     elif isinstance(value, int | float):
@@ -141,8 +143,8 @@ def _cell(ws: Any, row: int, column: int, value: Any, style: Any) -> Cell:
     elif isinstance(value, datetime | date):
         cell.data_type = "d"
     else:
-        value = str(value)
-        cell.data_type = "s"
+        cell._value = None
+        return set_text(cell, str(value))
     cell._value = value
     return cell
 
