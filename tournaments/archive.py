@@ -144,13 +144,15 @@ def _export_tournament(t: Tournament) -> dict[str, Any]:
                         "number": table.number,
                         "host": _username(table.host),
                         "game": table.game_id,
+                        # W6: annulled games of the table stay in the tournament (its replay is a new game).
+                        "annulled_games": sorted(g.pk for g in table.annulled_games.all()),
                         "counted": table.counted,
                         "seats": [{"seat_no": s.seat_no, "participant": s.participant.nickname} for s in table.seats.select_related("participant").order_by("seat_no")],
                     }
                 )
             rounds.append({"number": rnd.number, "tables": tables})
         stages.append({"name": stage.name, "order": stage.order, "seating_seed": stage.seating_seed, "seating_quality": stage.seating_quality, "rounds": rounds})
-    game_ids = Table.objects.filter(round__stage__tournament=t, game__isnull=False).values_list("game_id", flat=True)
+    game_ids = {gid for tb in Table.objects.filter(round__stage__tournament=t).prefetch_related("annulled_games") for gid in (tb.game_id, *(g.pk for g in tb.annulled_games.all())) if gid is not None}
     return {
         "name": t.name,
         "starts_on": _iso(t.starts_on),
@@ -321,6 +323,7 @@ def _import_tournament(record: dict[str, Any], users: dict[str, Any], games: dic
             rnd = Round.objects.create(stage=stage, number=int(r["number"]))
             for tb in r.get("tables", []):
                 table = Table.objects.create(round=rnd, number=int(tb["number"]), host=_user(users, tb.get("host")), game=game_of(tb.get("game")), counted=bool(tb.get("counted")))
+                table.annulled_games.set([g for gid in tb.get("annulled_games", []) if (g := game_of(gid)) is not None])
                 for seat in tb.get("seats", []):
                     if seat["participant"] not in participants:
                         raise ArchiveError(f"tournament «{t.name}»: seat of unknown participant {seat['participant']!r}")

@@ -98,3 +98,25 @@ def test_not_an_archive_is_a_clear_error(tmp_path):
     path.write_text('{"format": "something-else"}')
     with pytest.raises(CommandError, match="not an archive"):
         call_command("import_archive", str(path))
+
+
+@pytest.mark.django_db
+def test_a_tables_annulled_game_and_its_replay_both_come_back(host):
+    from tournaments import services as tournament_services
+    from tournaments.models import Round, Stage, Table
+
+    t = tournament_services.tournament_create(name="Cup", organizer=host)
+    stage = Stage.objects.create(tournament=t, name="S1", order=1)
+    table = Table.objects.create(round=Round.objects.create(stage=stage, number=1), number=1, host=host)
+    annulled, replay = played_game(host), played_game(host)
+    table.game = replay
+    table.save()
+    table.annulled_games.add(annulled)  # W6: the annulled protocol stays in the tournament
+
+    data = archive.export_archive()
+    Tournament.objects.all().delete()
+    Game.objects.all().delete()
+    archive.import_archive(data)
+    rebuilt = Table.objects.get()
+    assert rebuilt.game is not None and list(rebuilt.annulled_games.all()) != [] and rebuilt.game not in rebuilt.annulled_games.all()
+    assert Game.objects.count() == 2

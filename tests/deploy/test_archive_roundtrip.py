@@ -110,6 +110,7 @@ def strip_ids(archive: dict) -> dict:
             for rnd in stage["rounds"]:
                 for table in rnd["tables"]:
                     table["game"] = ids.get(table["game"])
+                    table["annulled_games"] = sorted(ids[g] for g in table.get("annulled_games", []))
         for e in t["extra_points"]:
             e["game"] = ids[e["game"]]
     return data
