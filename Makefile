@@ -21,6 +21,7 @@ $(STAMP): $(PY) pyproject.toml
 setup: $(STAMP)
 	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0 || echo "warning: compilemessages failed; the committed .mo catalogues are used"
 	$(PY) manage.py migrate --noinput --verbosity 0
+	$(PY) manage.py collectstatic --noinput --verbosity 0
 
 run: setup
 	$(PY) manage.py demo_data

@@ -219,6 +219,45 @@ def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game
     return game
 
 
+def game_restore_archived_fields(
+    *,
+    game: Game,
+    created_at: datetime,
+    finished_at: datetime | None,
+    overlay_token: str,
+    overlay_delay_seconds: int,
+    clock: dict[str, Any],
+    action_times: dict[int, tuple[datetime, datetime | None]],
+) -> Game:
+    """Put back what a replay cannot know: when things happened, the overlay link, the clock.
+
+    Only for a game rebuilt from an archive (tournaments/archive.py) whose
+    actions were just replayed through game_record_action / game_undo_last_action:
+    the protocol itself is not touched. `action_times` maps an action's seq to
+    (created_at, undone_at).
+    """
+    with transaction.atomic():
+        locked = _lock(game)
+        Game.objects.filter(pk=locked.pk).update(
+            created_at=created_at,
+            finished_at=finished_at,
+            overlay_token=overlay_token,
+            overlay_delay_seconds=max(0, min(600, int(overlay_delay_seconds))),
+            clock_key=str(clock.get("key", "")),
+            clock_duration_ms=int(clock.get("duration_ms", 0)),
+            clock_started_at=clock.get("started_at"),
+            clock_elapsed_ms=int(clock.get("elapsed_ms", 0)),
+            timeout_since=clock.get("timeout_since"),
+        )
+        for action in locked.actions.all():
+            if action.seq in action_times:
+                created, undone = action_times[action.seq]
+                GameAction.objects.filter(pk=action.pk).update(created_at=created, undone_at=undone if action.undone_at else None)
+        locked.refresh_from_db()
+    _copy_fields(locked, game)
+    return game
+
+
 # --- clocks (DESIGN.md "Clocks": stored, never ticked) --------------------------
 
 

@@ -30,6 +30,25 @@ def _seats_text(seats: Any) -> str:
     return ", ".join(str(s) for s in seats or []) or "—"
 
 
+def _by_seat(mapping: Any) -> list[tuple[Any, Any]]:
+    """A payload's seat-keyed object in seat order: PostgreSQL's jsonb does not
+    keep the order the keys were written in, SQLite does."""
+    items = list((mapping or {}).items())
+    return sorted(items, key=lambda kv: (0, int(kv[0])) if str(kv[0]).isdigit() else (1, str(kv[0])))
+
+
+def _canonical_payload(value: Any) -> Any:
+    """`do` first, then the other keys in order (seat numbers as numbers), at
+    every depth: PostgreSQL's jsonb keeps no key order (SQLite does), and the
+    same log must give the same workbook on both."""
+    if isinstance(value, dict):
+        order = sorted(value, key=lambda k: (k != "do", (0, int(k), "") if str(k).isdigit() else (1, 0, str(k))))
+        return {k: _canonical_payload(value[k]) for k in order}
+    if isinstance(value, list):
+        return [_canonical_payload(v) for v in value]
+    return value
+
+
 def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[Any, Any, Any, Any] | None = None, state: GameState | None = None) -> str:
     """A readable line for one host action (the «Журнал» sheet)."""
     lang = normalize_lang(lang)
@@ -61,12 +80,12 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "nominate":
         return ("Выставление: " if ru else "Nomination: ") + f"{payload.get('by')} → {payload.get('target')}"
     if do == "votes":
-        parts = [f"{c}: {_seats_text(v)}" for c, v in (payload.get("for") or {}).items()]
+        parts = [f"{c}: {_seats_text(v)}" for c, v in _by_seat(payload.get("for"))]
         return ("Голосование — " if ru else "Vote — ") + ("; ".join(parts) or ("никто не голосовал" if ru else "nobody voted"))
     if do == "lift_vote":
         return ("Подъём — за: " if ru else "Lift vote — yes: ") + _seats_text(payload.get("yes"))
     if do == "shots":
-        parts = [f"{b} → {t if t is not None else '—'}" for b, t in (payload.get("by") or {}).items()]
+        parts = [f"{b} → {t if t is not None else '—'}" for b, t in _by_seat(payload.get("by"))]
         return ("Выстрелы: " if ru else "Shots: ") + ("; ".join(parts) or "—")
     if do in ("don_check", "sheriff_check"):
         who = ("Дон" if do == "don_check" else "Шериф") if ru else ("Don" if do == "don_check" else "Sheriff")
@@ -194,7 +213,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
                 "" if entry.undone else notes.get(entry.seq, ""),
                 entry.by,
                 L["undone_at"].format(time=entry.undone_at.strftime("%H:%M:%S")) if entry.undone_at else "",
-                json.dumps(entry.payload, ensure_ascii=False, separators=(",", ":")),
+                json.dumps(_canonical_payload(entry.payload), ensure_ascii=False, separators=(",", ":")),
             ]
             if many:
                 values = [f"#{proto.header.game_id}", *values]
