@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "games",
     "tournaments",
+    "players",
 ]
 
 MIDDLEWARE = [
@@ -154,3 +155,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
+
+# Players' rating (players/rating.py): K of the Elo update and the start value.
+PLAYERS_RATING_K = float(os.environ.get("PLAYERS_RATING_K", "20"))
+PLAYERS_RATING_INITIAL = 1500.0

@@ -1,0 +1,272 @@
+"""Stored statistics and ratings, kept in step with the games' result rows.
+
+When a game's result rows change (it ends, a penalty after the end rewrites
+them, an undo reopens it, its host marks it rated) games sends
+``results_changed`` inside the same transaction; ``on_results_changed``
+rewinds the stored rows of this game and of every game ended after it, and
+plays them again in end order. For the usual case — the game that just ended
+is the last one — that is one game: the incremental update. ``recompute``
+rebuilds everything from all games with the same pure functions
+(players/rating.py, players/statistics.py), so both give the same numbers.
+
+End order: ``Game.finished_at``, then the game id.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+
+from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
+from players.matching import KNOWN, NameIndex
+from players.models import PlayerGame, PlayerStats, RatedGame
+from players.rating import BLACK, RED, Book, CountedGame, RatingSettings, SideTotals, rate_game, red_score
+from players.statistics import COUNTERS, Line, seat_line
+
+
+def rating_settings() -> RatingSettings:
+    return RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
+
+
+@dataclass
+class SeatFacts:
+    seat_no: int
+    player_id: int | None
+    role: str
+    team: str
+    won: bool
+    line: Line
+
+
+@dataclass
+class GameFacts:
+    game_id: int
+    finished_at: datetime
+    winner: str
+    ppk: str
+    counted: bool
+    seats: list[SeatFacts] = field(default_factory=list)
+
+    def counted_game(self) -> CountedGame:
+        teams: dict[str, list[int | None]] = {RED: [], BLACK: []}
+        for s in self.seats:
+            teams[s.team].append(s.player_id)
+        return CountedGame(self.game_id, teams, self.winner, self.ppk)
+
+
+def _counts(game: Game) -> bool:
+    return game.status == GameStatus.FINISHED and game.finished_at is not None
+
+
+def tournament_game_ids(game_ids: Iterable[int] | None = None) -> set[int]:
+    from tournaments.models import Table
+
+    qs = Table.objects.filter(game__isnull=False)
+    if game_ids is not None:
+        qs = qs.filter(game_id__in=list(game_ids))
+    return {gid for gid in qs.values_list("game_id", flat=True) if gid is not None}
+
+
+def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]:
+    """The facts of finished games, in the given order (few queries for many games)."""
+    ids = [g.pk for g in games]
+    results: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for r in SeatResult.objects.filter(game_id__in=ids).order_by("game_id", "seat_no").values():
+        results[r["game_id"]].append(r)
+    checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for c in NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
+        checks[c["game_id"]].append(c)
+    seat_players = _seat_players(ids, index)
+    in_tournament = tournament_game_ids(ids)
+    out = []
+    for g in games:
+        assert g.finished_at is not None
+        facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, bool(g.rated or g.pk in in_tournament))
+        for r in results[g.pk]:
+            facts.seats.append(SeatFacts(r["seat_no"], seat_players.get((g.pk, r["seat_no"])), r["role"], r["team"], r["won"], seat_line(r, checks[g.pk])))
+        out.append(facts)
+    return out
+
+
+def _seat_players(game_ids: list[int], index: NameIndex | None) -> dict[tuple[int, int], int | None]:
+    """(game, seat) -> player; a seat not yet linked is linked when its nickname
+    is exactly one player's nickname or alias (or its tournament participant's player)."""
+    out: dict[tuple[int, int], int | None] = {}
+    unlinked = []
+    for gid, seat_no, pid, nick in GameSeat.objects.filter(game_id__in=game_ids).values_list("game_id", "seat_no", "player_id", "nickname"):
+        out[(gid, seat_no)] = pid
+        if pid is None:
+            unlinked.append((gid, seat_no, nick))
+    if not unlinked:
+        return out
+    from tournaments.models import TableSeat
+
+    by_table = {
+        (gid, seat_no): pid
+        for gid, seat_no, pid in TableSeat.objects.filter(table__game_id__in={u[0] for u in unlinked}, participant__player__isnull=False).values_list("table__game_id", "seat_no", "participant__player_id")
+    }
+    if index is None:
+        from players.services import name_index
+
+        index = name_index()
+    for gid, seat_no, nick in unlinked:
+        pid = by_table.get((gid, seat_no))
+        if pid is None:
+            m = index.match(nick)
+            pid = m.player.player_id if m.status == KNOWN and m.player is not None else None
+        if pid is not None:
+            GameSeat.objects.filter(game_id=gid, seat_no=seat_no).update(player_id=pid)
+            out[(gid, seat_no)] = pid
+    return out
+
+
+# --- incremental -------------------------------------------------------------------
+
+
+def on_results_changed(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
+    sync_game(game)
+
+
+def _at_or_after(finished_at: datetime, game_id: int) -> Q:
+    return Q(finished_at__gt=finished_at) | Q(finished_at=finished_at, game_id__gte=game_id)
+
+
+def sync_game(game: Game) -> None:
+    """Bring the stored rows in line with this game's result rows (see the module docstring)."""
+    with transaction.atomic():
+        old = PlayerGame.objects.filter(game=game).values_list("finished_at", flat=True).first()
+        if old is None:
+            old = RatedGame.objects.filter(game=game).values_list("finished_at", flat=True).first()
+        positions = [p for p in (old, game.finished_at if _counts(game) else None) if p is not None]
+        if not positions:
+            return
+        start = min(positions)
+        later_ids = set(PlayerGame.objects.filter(_at_or_after(start, game.pk)).values_list("game_id", flat=True))
+        later_ids |= set(RatedGame.objects.filter(_at_or_after(start, game.pk)).values_list("game_id", flat=True))
+        later_ids.discard(game.pk)
+        _rewind(later_ids | {game.pk})
+        replay = list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False))
+        if _counts(game):
+            replay.append(game)
+        replay.sort(key=lambda g: (g.finished_at, g.pk))
+        for facts in _facts(replay):
+            _apply(facts)
+
+
+def _rewind(game_ids: set[int]) -> None:
+    rows = list(PlayerGame.objects.filter(game_id__in=game_ids).order_by("finished_at", "game_id"))
+    if rows:
+        stats = {s.player_id: s for s in PlayerStats.objects.filter(player_id__in={r.player_id for r in rows})}
+        earliest_rating: dict[int, float | None] = {}
+        for r in rows:
+            s = stats[r.player_id]
+            for name in COUNTERS:
+                setattr(s, name, getattr(s, name) - getattr(r, name))
+            if r.rated:
+                s.rated_games -= 1
+                earliest_rating.setdefault(r.player_id, r.rating_before)
+        for pid, before in earliest_rating.items():
+            stats[pid].rating = before if stats[pid].rated_games else None
+        PlayerStats.objects.bulk_update(stats.values(), [*COUNTERS, "rating", "rated_games"])
+        PlayerStats.objects.filter(player_id__in=list(stats), games=0).delete()
+        PlayerGame.objects.filter(game_id__in=game_ids).delete()
+    RatedGame.objects.filter(game_id__in=game_ids).delete()
+
+
+def _apply(facts: GameFacts) -> None:
+    conf = rating_settings()
+    pids = [s.player_id for s in facts.seats if s.player_id is not None]
+    stats = {s.player_id: s for s in PlayerStats.objects.filter(player_id__in=pids)}
+    missing = [PlayerStats(player_id=pid) for pid in pids if pid not in stats]
+    if missing:
+        PlayerStats.objects.bulk_create(missing)
+        stats.update({s.player_id: s for s in missing})
+
+    def rating(pid: int | None) -> float:
+        if pid is None or stats[pid].rating is None:
+            return conf.initial
+        return float(stats[pid].rating)  # type: ignore[arg-type]
+
+    result = None
+    if facts.counted:
+        last = RatedGame.objects.order_by("-finished_at", "-game_id").values_list("games_after", "red_score_after").first()
+        totals = SideTotals(*last) if last else SideTotals()
+        red = [rating(s.player_id) for s in facts.seats if s.team == RED]
+        black = [rating(s.player_id) for s in facts.seats if s.team == BLACK]
+        result = rate_game(red, black, red_score(facts.winner, facts.ppk), totals, conf)
+        after = totals.plus(result.red_score)
+        RatedGame.objects.create(game_id=facts.game_id, finished_at=facts.finished_at, base_rate=result.base_rate, red_mean=result.red_mean, black_mean=result.black_mean, expected_red=result.expected_red, red_score=result.red_score, red_delta=result.red_delta, games_after=after.games, red_score_after=after.red_score)
+    rows = []
+    for seat in facts.seats:
+        if seat.player_id is None:
+            continue
+        s = stats[seat.player_id]
+        row = _player_game(facts, seat)
+        s_line = seat.line
+        for name in COUNTERS:
+            setattr(s, name, getattr(s, name) + getattr(s_line, name))
+        if result is not None:
+            row.rating_before = rating(seat.player_id)
+            row.rating_after = row.rating_before + result.delta(seat.team)
+            s.rating = row.rating_after
+            s.rated_games += 1
+        rows.append(row)
+    PlayerGame.objects.bulk_create(rows)
+    PlayerStats.objects.bulk_update(stats.values(), [*COUNTERS, "rating", "rated_games"])
+
+
+def _player_game(facts: GameFacts, seat: SeatFacts) -> PlayerGame:
+    assert seat.player_id is not None
+    return PlayerGame(player_id=seat.player_id, game_id=facts.game_id, seat_no=seat.seat_no, finished_at=facts.finished_at, role=seat.role, team=seat.team, won=seat.won, rated=facts.counted, **seat.line.as_dict())
+
+
+# --- rebuild -------------------------------------------------------------------------
+
+
+def recompute(*, batch: int = 2000) -> int:
+    """Rebuild every stored row from the games in end order; returns the games played."""
+    from players.services import name_index
+
+    conf = rating_settings()
+    index = name_index()
+    with transaction.atomic():
+        PlayerGame.objects.all().delete()
+        RatedGame.objects.all().delete()
+        PlayerStats.objects.all().delete()
+        book = Book(settings=conf)
+        totals: dict[int, Line] = defaultdict(Line)
+        rated_games: dict[int, int] = defaultdict(int)
+        games = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").only("pk", "finished_at", "winner", "ppk", "rated"))
+        for start in range(0, len(games), batch):
+            rows: list[PlayerGame] = []
+            rated_rows: list[RatedGame] = []
+            for facts in _facts(games[start : start + batch], index):
+                before = {s.player_id: book.rating(s.player_id) for s in facts.seats}
+                result = None
+                if facts.counted:
+                    result, after = book.play(facts.counted_game())
+                    rated_rows.append(RatedGame(game_id=facts.game_id, finished_at=facts.finished_at, base_rate=result.base_rate, red_mean=result.red_mean, black_mean=result.black_mean, expected_red=result.expected_red, red_score=result.red_score, red_delta=result.red_delta, games_after=after.games, red_score_after=after.red_score))
+                for seat in facts.seats:
+                    if seat.player_id is None:
+                        continue
+                    row = _player_game(facts, seat)
+                    totals[seat.player_id].add(seat.line)
+                    if result is not None:
+                        row.rating_before = before[seat.player_id]
+                        row.rating_after = book.ratings[seat.player_id]
+                        rated_games[seat.player_id] += 1
+                    rows.append(row)
+            PlayerGame.objects.bulk_create(rows, batch_size=5000)
+            RatedGame.objects.bulk_create(rated_rows, batch_size=5000)
+        PlayerStats.objects.bulk_create(
+            [PlayerStats(player_id=pid, rating=book.ratings.get(pid), rated_games=rated_games[pid], **line.as_dict()) for pid, line in totals.items()],
+            batch_size=5000,
+        )
+    return len(games)

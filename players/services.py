@@ -1,0 +1,196 @@
+"""The write path for players: create, rename, merge, match and link.
+
+Views and commands call these; they never write Player, Alias or links
+themselves. A refused change raises ``PlayerError`` and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from games.models import GameSeat
+from players.matching import KNOWN, Match, NameIndex, normalize
+from players.models import Alias, Player, PlayerMerge
+
+
+class PlayerError(Exception):
+    def __init__(self, message: str, field: str = "") -> None:
+        self.message = message
+        self.field = field
+        super().__init__(message)
+
+
+def name_index(*, cutoff: float = 0.75) -> NameIndex:
+    names: list[tuple[int, str, str]] = [(pk, nick, nick) for pk, nick in Player.objects.values_list("pk", "nickname")]
+    names += list(Alias.objects.values_list("player_id", "player__nickname", "nickname"))
+    return NameIndex(names, cutoff=cutoff)
+
+
+def players_match(*, nicknames: Sequence[str]) -> list[Match]:
+    index = name_index()
+    return index.match_all(nicknames)
+
+
+def _owners_of(key: str, exclude: int | None = None) -> list[Player]:
+    qs = Player.objects.filter(Q(key=key) | Q(aliases__key=key)).distinct()
+    if exclude is not None:
+        qs = qs.exclude(pk=exclude)
+    return list(qs)
+
+
+def player_create(*, nickname: str, club: str = "", discord_user_id: str = "", user: Any = None) -> Player:
+    nickname = " ".join(nickname.split())
+    if not nickname:
+        raise PlayerError(_("Ник не может быть пустым."), "nickname")
+    if len(nickname) > 64:
+        raise PlayerError(_("Ник длиннее 64 символов."), "nickname")
+    if taken := _owners_of(normalize(nickname)):
+        raise PlayerError(_("Ник «%(nick)s» уже занят игроком %(owner)s.") % {"nick": nickname, "owner": taken[0].nickname}, "nickname")
+    return Player.objects.create(nickname=nickname, club=club, discord_user_id=discord_user_id, user=user)
+
+
+def player_add_alias(*, player: Player, nickname: str) -> Alias | None:
+    """Another nickname of this player (none when it is already his)."""
+    key = normalize(nickname)
+    if not key or key == player.key or player.aliases.filter(key=key).exists():
+        return None
+    return Alias.objects.create(player=player, nickname=" ".join(nickname.split()))
+
+
+def player_rename(*, player: Player, nickname: str) -> Player:
+    """A new display nickname; the old one stays as an alias (matching still finds him)."""
+    nickname = " ".join(nickname.split())
+    if not nickname or len(nickname) > 64:
+        raise PlayerError(_("Ник должен быть от 1 до 64 символов."), "nickname")
+    key = normalize(nickname)
+    if taken := _owners_of(key, exclude=player.pk):
+        raise PlayerError(_("Ник «%(nick)s» уже занят игроком %(owner)s.") % {"nick": nickname, "owner": taken[0].nickname}, "nickname")
+    with transaction.atomic():
+        old = player.nickname
+        player.nickname = nickname
+        player.save()
+        player.aliases.filter(key=key).delete()  # his own former name is now his name again
+        player_add_alias(player=player, nickname=old)
+    return player
+
+
+def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMerge:
+    """Join a duplicate into the kept player: seats, participants and names move; recorded."""
+    from tournaments.models import Participant
+
+    if duplicate.pk == into.pk:
+        raise PlayerError(_("Нельзя объединить игрока с самим собой."))
+    with transaction.atomic():
+        seats = GameSeat.objects.filter(player=duplicate).update(player=into)
+        participants = Participant.objects.filter(player=duplicate).update(player=into)
+        for alias in list(duplicate.aliases.all()):
+            player_add_alias(player=into, nickname=alias.nickname)
+        player_add_alias(player=into, nickname=duplicate.nickname)
+        if not into.club and duplicate.club:
+            into.club = duplicate.club
+        if not into.discord_user_id and duplicate.discord_user_id:
+            into.discord_user_id = duplicate.discord_user_id
+        if into.user_id is None and duplicate.user_id is not None:
+            into.user_id = duplicate.user_id
+        into.save()
+        merge = PlayerMerge.objects.create(kept=into, merged_player_id=duplicate.pk, merged_nickname=duplicate.nickname, seats_moved=seats, participants_moved=participants, by=by if getattr(by, "is_authenticated", False) else None)
+        duplicate.delete()
+        # The merged games now count for one person: rebuild statistics and ratings.
+        from players import book
+
+        book.recompute()
+    return merge
+
+
+# --- seats and participants --------------------------------------------------------
+
+
+@dataclass
+class Resolution:
+    """Typed nicknames resolved to players; `pending` still needs a person's answer."""
+
+    player_ids: list[int | None] = field(default_factory=list)
+    matches: list[Match] = field(default_factory=list)
+    pending: list[int] = field(default_factory=list)  # indexes needing a choice
+
+
+NEW_CHOICE = "new"
+
+
+def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None = None) -> Resolution:
+    """Known nicknames are linked at once; a suggestion or an unknown nickname needs
+    a choice (a player id, or NEW_CHOICE) — given in `choices` by index."""
+    matches = players_match(nicknames=nicknames)
+    out = Resolution(matches=matches)
+    for i, m in enumerate(matches):
+        choice = (choices or {}).get(i, "")
+        if m.status == KNOWN and m.player is not None:
+            out.player_ids.append(m.player.player_id)
+        elif choice == NEW_CHOICE or (choice.isdigit() and Player.objects.filter(pk=int(choice)).exists()):
+            out.player_ids.append(int(choice) if choice.isdigit() else None)
+        else:
+            out.player_ids.append(None)
+            out.pending.append(i)
+    return out
+
+
+def apply_resolution(nicknames: Sequence[str], resolution: Resolution) -> list[Player]:
+    """Create the confirmed new players; a chosen suggestion keeps the typed nickname as his alias."""
+    players = []
+    with transaction.atomic():
+        for nick, pid in zip(nicknames, resolution.player_ids, strict=True):
+            if pid is None:
+                existing = _owners_of(normalize(nick))
+                player = existing[0] if len(existing) == 1 else player_create(nickname=nick)
+            else:
+                player = Player.objects.get(pk=pid)
+                player_add_alias(player=player, nickname=nick)
+            players.append(player)
+    return players
+
+
+def game_link_seats(*, game: Any, players: Iterable[Player | None]) -> int:
+    """Link the game's seats 1..10, in order, to these players."""
+    n = 0
+    for seat_no, player in enumerate(players, start=1):
+        if player is not None:
+            n += GameSeat.objects.filter(game=game, seat_no=seat_no).update(player=player)
+    return n
+
+
+@dataclass
+class LinkReport:
+    linked: int = 0
+    created: int = 0
+    ambiguous: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (where, nickname, candidates)
+
+
+def link_existing(*, create_missing: bool = False) -> LinkReport:
+    """Link seats and participants that have no player yet by exact match (aliases, case, ё/е)."""
+    from tournaments.models import Participant
+
+    report = LinkReport()
+    index = name_index()
+    with transaction.atomic():
+        for model, label in ((Participant, "participant"), (GameSeat, "seat")):
+            for row in model.objects.filter(player__isnull=True).order_by("pk"):
+                m = index.match(row.nickname)
+                if m.status == KNOWN and m.player is not None:
+                    model.objects.filter(pk=row.pk).update(player_id=m.player.player_id)
+                    report.linked += 1
+                elif m.suggestions:
+                    where = f"{label} #{row.pk}"
+                    report.ambiguous.append((where, row.nickname, [f"{c.nickname} (#{c.player_id})" for c in m.suggestions]))
+                elif create_missing:
+                    p = player_create(nickname=row.nickname)
+                    model.objects.filter(pk=row.pk).update(player=p)
+                    index = name_index()
+                    report.created += 1
+                    report.linked += 1
+    return report
