@@ -13,4 +13,5 @@ urlpatterns = [
     path("games/", include("games.board_urls")),  # public board, overlay (namespace "board")
     path("games/", include("games.export_urls")),  # xlsx / json exports (namespace "exports")
     path("tournaments/", include("tournaments.urls")),
+    path("", include("players.urls")),  # players, ratings (namespace "players")
 ]

@@ -27,7 +27,16 @@ from django.db.models import Q
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
 from players.matching import KNOWN, NameIndex
 from players.models import PlayerGame, PlayerStats, RatedGame
-from players.rating import BLACK, RED, Book, CountedGame, RatingSettings, SideTotals, rate_game, red_score
+from players.rating import (
+    BLACK,
+    RED,
+    Book,
+    CountedGame,
+    RatingSettings,
+    SideTotals,
+    rate_game,
+    red_score,
+)
 from players.statistics import COUNTERS, Line, seat_line
 
 
@@ -79,18 +88,18 @@ def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]
     ids = [g.pk for g in games]
     results: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for r in SeatResult.objects.filter(game_id__in=ids).order_by("game_id", "seat_no").values():
-        results[r["game_id"]].append(r)
+        results[r["game_id"]].append(dict(r))
     checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for c in NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
-        checks[c["game_id"]].append(c)
+        checks[c["game_id"]].append(dict(c))
     seat_players = _seat_players(ids, index)
     in_tournament = tournament_game_ids(ids)
     out = []
     for g in games:
         assert g.finished_at is not None
         facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, bool(g.rated or g.pk in in_tournament))
-        for r in results[g.pk]:
-            facts.seats.append(SeatFacts(r["seat_no"], seat_players.get((g.pk, r["seat_no"])), r["role"], r["team"], r["won"], seat_line(r, checks[g.pk])))
+        for row in results[g.pk]:
+            facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], row["won"], seat_line(row, checks[g.pk])))
         out.append(facts)
     return out
 
@@ -99,7 +108,7 @@ def _seat_players(game_ids: list[int], index: NameIndex | None) -> dict[tuple[in
     """(game, seat) -> player; a seat not yet linked is linked when its nickname
     is exactly one player's nickname or alias (or its tournament participant's player)."""
     out: dict[tuple[int, int], int | None] = {}
-    unlinked = []
+    unlinked: list[tuple[int, int, str]] = []
     for gid, seat_no, pid, nick in GameSeat.objects.filter(game_id__in=game_ids).values_list("game_id", "seat_no", "player_id", "nickname"):
         out[(gid, seat_no)] = pid
         if pid is None:
@@ -117,13 +126,13 @@ def _seat_players(game_ids: list[int], index: NameIndex | None) -> dict[tuple[in
 
         index = name_index()
     for gid, seat_no, nick in unlinked:
-        pid = by_table.get((gid, seat_no))
-        if pid is None:
+        found = by_table.get((gid, seat_no))
+        if found is None:
             m = index.match(nick)
-            pid = m.player.player_id if m.status == KNOWN and m.player is not None else None
-        if pid is not None:
-            GameSeat.objects.filter(game_id=gid, seat_no=seat_no).update(player_id=pid)
-            out[(gid, seat_no)] = pid
+            found = m.player.player_id if m.status == KNOWN and m.player is not None else None
+        if found is not None:
+            GameSeat.objects.filter(game_id=gid, seat_no=seat_no).update(player_id=found)
+            out[(gid, seat_no)] = found
     return out
 
 
@@ -158,6 +167,9 @@ def sync_game(game: Game) -> None:
         replay.sort(key=lambda g: (g.finished_at, g.pk))
         for facts in _facts(replay):
             _apply(facts)
+        from players.consumers import push_ratings_changed
+
+        transaction.on_commit(push_ratings_changed)
 
 
 def _rewind(game_ids: set[int]) -> None:

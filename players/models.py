@@ -26,7 +26,6 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from players.matching import normalize
-from players.statistics import COUNTERS
 
 
 class Player(models.Model):

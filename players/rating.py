@@ -64,7 +64,8 @@ def handicap(base_rate: float) -> float:
 
 
 def expected_red(red_mean: float, black_mean: float, base_rate: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** ((black_mean - red_mean - handicap(base_rate)) / 400.0))
+    exponent: float = (black_mean - red_mean - handicap(base_rate)) / 400.0
+    return 1.0 / (1.0 + math.pow(10.0, exponent))
 
 
 def red_score(winner: str, ppk: str = "") -> float:
