@@ -194,3 +194,57 @@ def link_existing(*, create_missing: bool = False) -> LinkReport:
                     report.created += 1
                     report.linked += 1
     return report
+
+
+# --- tournament participants -------------------------------------------------------
+
+
+@dataclass
+class PendingLink:
+    """A participant (or a typed nickname) waiting for a person to choose its player."""
+
+    participant_id: int
+    nickname: str
+    match: Match
+
+
+def participants_link_known(*, participants: Iterable[Any], link: bool = True) -> list[PendingLink]:
+    """Link participants whose nickname names exactly one player (unless `link` is
+    off: a page only reads); return the others."""
+    from tournaments.models import Participant
+
+    index = name_index()
+    pending = []
+    for p in participants:
+        if p.player_id is not None:
+            continue
+        m = index.match(p.nickname)
+        if m.status == KNOWN and m.player is not None:
+            if link:
+                Participant.objects.filter(pk=p.pk).update(player_id=m.player.player_id)
+                p.player_id = m.player.player_id
+        else:
+            pending.append(PendingLink(p.pk, p.nickname, m))
+    return pending
+
+
+def participants_confirm(*, tournament: Any, choices: dict[int, str]) -> int:
+    """Link the tournament's unlinked participants as chosen: a player id (the typed
+    nickname becomes his alias) or NEW_CHOICE (a new player). Returns how many."""
+    from tournaments.models import Participant
+
+    done = 0
+    with transaction.atomic():
+        for p in Participant.objects.filter(tournament=tournament, player__isnull=True, pk__in=list(choices)):
+            choice = choices[p.pk]
+            if choice == NEW_CHOICE:
+                owners = _owners_of(normalize(p.nickname))
+                player = owners[0] if len(owners) == 1 else player_create(nickname=p.nickname)
+            elif choice.isdigit() and (found := Player.objects.filter(pk=int(choice)).first()) is not None:
+                player = found
+                player_add_alias(player=player, nickname=p.nickname)
+            else:
+                continue
+            Participant.objects.filter(pk=p.pk).update(player=player)
+            done += 1
+    return done
