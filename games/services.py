@@ -19,7 +19,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import live
-from games.signals import results_changed
 from games.models import (
     Game,
     GameAction,
@@ -32,6 +31,7 @@ from games.models import (
     new_overlay_token,
 )
 from games.rules import GameState, Regulations, RuleViolation, apply, new_state, replay
+from games.signals import results_changed
 
 
 class StaleRevision(Exception):

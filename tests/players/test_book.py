@@ -8,7 +8,17 @@ from games import services as game_services
 from games.models import GameSeat
 from players import book
 from players.models import PlayerGame, PlayerStats, RatedGame
-from tests.players.helpers import BLACK_WINS, NAMES, RED_WINS, import_example, make_players, random_finished_game, rating, scripted_game, snapshot
+from tests.players.helpers import (
+    BLACK_WINS,
+    NAMES,
+    RED_WINS,
+    import_example,
+    make_players,
+    random_finished_game,
+    rating,
+    scripted_game,
+    snapshot,
+)
 
 pytestmark = pytest.mark.django_db
 

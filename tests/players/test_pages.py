@@ -11,7 +11,13 @@ from openpyxl import load_workbook
 
 from players import services
 from players.models import Player
-from tests.players.helpers import BLACK_WINS, NAMES, RED_WINS, make_players, scripted_game
+from tests.players.helpers import (
+    BLACK_WINS,
+    NAMES,
+    RED_WINS,
+    make_players,
+    scripted_game,
+)
 
 pytestmark = pytest.mark.django_db
 

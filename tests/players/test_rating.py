@@ -19,7 +19,18 @@ a draw. p = (1 + 1) / (2 + 2) = 0.5. Red mean = (4 · 1496.1651579693669 + 3 · 
 
 import pytest
 
-from players.rating import BLACK, RED, Book, CountedGame, RatingSettings, SideTotals, expected_red, handicap, red_base_rate, red_score
+from players.rating import (
+    BLACK,
+    RED,
+    Book,
+    CountedGame,
+    RatingSettings,
+    SideTotals,
+    expected_red,
+    handicap,
+    red_base_rate,
+    red_score,
+)
 
 A = pytest.approx
 
