@@ -88,6 +88,7 @@ class GameCreateForm(forms.Form):
         initial="random",
         widget=forms.RadioSelect,
     )
+    rated = forms.BooleanField(label=_("Рейтинговая игра: учитывается в рейтинге игроков"), required=False)
 
     def clean_players(self) -> list[str]:
         try:

@@ -118,6 +118,7 @@ class Resolution:
     player_ids: list[int | None] = field(default_factory=list)
     matches: list[Match] = field(default_factory=list)
     pending: list[int] = field(default_factory=list)  # indexes needing a choice
+    create: set[int] = field(default_factory=set)  # indexes confirmed as new players
 
 
 NEW_CHOICE = "new"
@@ -132,27 +133,55 @@ def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None =
         choice = (choices or {}).get(i, "")
         if m.status == KNOWN and m.player is not None:
             out.player_ids.append(m.player.player_id)
-        elif choice == NEW_CHOICE or (choice.isdigit() and Player.objects.filter(pk=int(choice)).exists()):
-            out.player_ids.append(int(choice) if choice.isdigit() else None)
+        elif choice == NEW_CHOICE:
+            out.player_ids.append(None)
+            out.create.add(i)
+        elif choice.isdigit() and Player.objects.filter(pk=int(choice)).exists():
+            out.player_ids.append(int(choice))
         else:
             out.player_ids.append(None)
             out.pending.append(i)
     return out
 
 
-def apply_resolution(nicknames: Sequence[str], resolution: Resolution) -> list[Player]:
-    """Create the confirmed new players; a chosen suggestion keeps the typed nickname as his alias."""
-    players = []
+def apply_resolution(nicknames: Sequence[str], resolution: Resolution) -> list[Player | None]:
+    """Create the confirmed new players; a chosen suggestion keeps the typed nickname
+    as his alias. A nickname still pending stays without a player."""
+    players: list[Player | None] = []
     with transaction.atomic():
-        for nick, pid in zip(nicknames, resolution.player_ids, strict=True):
-            if pid is None:
+        for i, (nick, pid) in enumerate(zip(nicknames, resolution.player_ids, strict=True)):
+            if i in resolution.create:
                 existing = _owners_of(normalize(nick))
-                player = existing[0] if len(existing) == 1 else player_create(nickname=nick)
-            else:
+                players.append(existing[0] if len(existing) == 1 else player_create(nickname=nick))
+            elif pid is not None:
                 player = Player.objects.get(pk=pid)
                 player_add_alias(player=player, nickname=nick)
-            players.append(player)
+                players.append(player)
+            else:
+                players.append(None)
     return players
+
+
+def seating_check(nicknames: Sequence[str], data: Any) -> Resolution:
+    """The host's seating form: the first submit only matches; once the form says
+    `players_confirmed`, every choice `player-<i>` is taken (a blank one leaves the
+    seat without a player)."""
+    if data.get("players_confirmed"):
+        # A choice counts only for the nickname it was made for (the list may have been edited).
+        choices = {i: str(data.get(f"player-{i}", "")) for i, nick in enumerate(nicknames) if data.get(f"player-nick-{i}") == nick}
+        res = resolve_nicknames(nicknames, choices)
+        res.pending = []
+        return res
+    return resolve_nicknames(nicknames)
+
+
+def seat_players(*, game: Any, nicknames: Sequence[str], resolution: Resolution) -> None:
+    """Link the seats of a new game (whatever order the seating drew) to the resolved players."""
+    players = apply_resolution(nicknames, resolution)
+    by_nick = {nick: p for nick, p in zip(nicknames, players, strict=True) if p is not None}
+    for seat in GameSeat.objects.filter(game=game):
+        if (p := by_nick.get(seat.nickname)) is not None:
+            GameSeat.objects.filter(pk=seat.pk).update(player=p)
 
 
 def game_link_seats(*, game: Any, players: Iterable[Player | None]) -> int:

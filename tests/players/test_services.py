@@ -111,7 +111,7 @@ def test_resolution_links_known_and_waits_for_a_choice_on_the_others():
     res = services.resolve_nicknames(typed, {1: str(kraken.pk), 2: services.NEW_CHOICE})
     assert res.pending == []
     players = services.apply_resolution(typed, res)
-    assert [p.nickname for p in players] == ["Alpha", "Kraken", "Brand New"]
+    assert [p.nickname for p in players if p] == ["Alpha", "Kraken", "Brand New"]
     assert kraken.aliases.filter(nickname="Krakken").exists()
 
 
@@ -125,3 +125,24 @@ def test_link_players_command_links_exact_matches_and_lists_close_ones(host, cap
     out = capsys.readouterr().out
     assert "linked: 9" in out and "to decide: 1" in out and "Juliett" in out and "Julliet" in out
     assert GameSeat.objects.filter(player__isnull=True).get().nickname == "Juliett"
+
+
+def test_host_seating_links_known_players_and_asks_once_about_the_others(client, host):
+    names = make_players()
+    client.force_login(host)
+    typed = ["alpha", "BRAVO", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "Indija", "Stranger"]
+    data = {"title": "t", "players": "\n".join(typed), "seating": "random", "rated": "on"}
+    r = client.post("/games/new/", data)
+    html = r.content.decode()
+    assert r.status_code == 200 and 'name="player-8"' in html and 'name="player-9"' in html and 'name="player-0"' not in html
+    assert f'value="{names["India"].pk}"' in html  # the close match is offered
+    from games.models import Game
+
+    assert not Game.objects.exists() and Player.objects.count() == 10  # nothing created yet
+    data |= {"players_confirmed": "1", "player-nick-8": "Indija", "player-8": str(names["India"].pk), "player-nick-9": "Stranger", "player-9": "new"}
+    r = client.post("/games/new/", data)
+    game = Game.objects.get()
+    assert r.status_code == 302 and game.rated
+    linked = {s.nickname: s.player.nickname for s in game.seats.select_related("player")}
+    assert linked["alpha"] == "Alpha" and linked["Indija"] == "India" and linked["Stranger"] == "Stranger"
+    assert names["India"].aliases.filter(nickname="Indija").exists()
