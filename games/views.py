@@ -97,7 +97,8 @@ def game_list(request: HttpRequest) -> HttpResponse:
 @host_required
 @require_http_methods(["GET", "POST"])
 def game_create(request: HttpRequest) -> HttpResponse:
-    from players import services as player_services  # players builds on games, not the other way
+    # Imported here: players builds on games, not the other way round.
+    from players import services as player_services
 
     form = GameCreateForm(request.POST or None)
     matching = None

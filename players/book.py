@@ -21,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
@@ -70,6 +70,10 @@ class GameFacts:
         return CountedGame(self.game_id, teams, self.winner, self.ppk)
 
 
+# What a statistics line reads from a result row (players/statistics.py seat_line).
+RESULT_COLUMNS = ("game_id", "seat_no", "role", "team", "won", "winner", "fouls", "removed_by_fouls", "disqualified", "ppk", "first_night_victim", "best_move_accepted", "best_move_blacks")
+
+
 def _counts(game: Game) -> bool:
     return game.status == GameStatus.FINISHED and game.finished_at is not None
 
@@ -87,7 +91,7 @@ def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]
     """The facts of finished games, in the given order (few queries for many games)."""
     ids = [g.pk for g in games]
     results: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in SeatResult.objects.filter(game_id__in=ids).order_by("game_id", "seat_no").values():
+    for r in SeatResult.objects.filter(game_id__in=ids).order_by("game_id", "seat_no").values(*RESULT_COLUMNS):
         results[r["game_id"]].append(dict(r))
     checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for c in NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
@@ -160,7 +164,8 @@ def sync_game(game: Game) -> None:
         later_ids = set(PlayerGame.objects.filter(_at_or_after(start, game.pk)).values_list("game_id", flat=True))
         later_ids |= set(RatedGame.objects.filter(_at_or_after(start, game.pk)).values_list("game_id", flat=True))
         later_ids.discard(game.pk)
-        _rewind(later_ids | {game.pk})
+        if old is not None or later_ids:  # the usual end of the newest game has nothing to rewind
+            _rewind(later_ids | {game.pk})
         replay = list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False))
         if _counts(game):
             replay.append(game)
@@ -186,8 +191,7 @@ def _rewind(game_ids: set[int]) -> None:
                 earliest_rating.setdefault(r.player_id, r.rating_before)
         for pid, before in earliest_rating.items():
             stats[pid].rating = before if stats[pid].rated_games else None
-        PlayerStats.objects.bulk_update(stats.values(), [*COUNTERS, "rating", "rated_games"])
-        PlayerStats.objects.filter(player_id__in=list(stats), games=0).delete()
+        _store_stats(stats.values())
         PlayerGame.objects.filter(game_id__in=game_ids).delete()
     RatedGame.objects.filter(game_id__in=game_ids).delete()
 
@@ -196,10 +200,7 @@ def _apply(facts: GameFacts) -> None:
     conf = rating_settings()
     pids = [s.player_id for s in facts.seats if s.player_id is not None]
     stats = {s.player_id: s for s in PlayerStats.objects.filter(player_id__in=pids)}
-    missing = [PlayerStats(player_id=pid) for pid in pids if pid not in stats]
-    if missing:
-        PlayerStats.objects.bulk_create(missing)
-        stats.update({s.player_id: s for s in missing})
+    stats.update({pid: PlayerStats(player_id=pid) for pid in pids if pid not in stats})
 
     def rating(pid: int | None) -> float:
         if pid is None or stats[pid].rating is None:
@@ -231,7 +232,15 @@ def _apply(facts: GameFacts) -> None:
             s.rated_games += 1
         rows.append(row)
     PlayerGame.objects.bulk_create(rows)
-    PlayerStats.objects.bulk_update(stats.values(), [*COUNTERS, "rating", "rated_games"])
+    _store_stats(stats.values())
+
+
+def _store_stats(rows: Iterable[PlayerStats]) -> None:
+    """Replace the players' totals rows (two statements: bulk_update's CASE per
+    column costs far more to build for ten rows); a player without games has none."""
+    rows = list(rows)
+    PlayerStats.objects.filter(player_id__in=[r.player_id for r in rows]).delete()
+    PlayerStats.objects.bulk_create([r for r in rows if r.games > 0])
 
 
 def _player_game(facts: GameFacts, seat: SeatFacts) -> PlayerGame:
@@ -242,8 +251,13 @@ def _player_game(facts: GameFacts, seat: SeatFacts) -> PlayerGame:
 # --- rebuild -------------------------------------------------------------------------
 
 
-def recompute(*, batch: int = 2000) -> int:
-    """Rebuild every stored row from the games in end order; returns the games played."""
+def recompute(*, batch: int = 5000) -> int:
+    """Rebuild every stored row from the games in end order; returns the games played.
+
+    The same arithmetic as the incremental path (``Book.play`` is ``rate_game``
+    over the stored ratings); the rows are written with plain multi-row
+    INSERTs, since building a million model instances costs more than the rating.
+    """
     from players.services import name_index
 
     conf = rating_settings()
@@ -253,32 +267,54 @@ def recompute(*, batch: int = 2000) -> int:
         RatedGame.objects.all().delete()
         PlayerStats.objects.all().delete()
         book = Book(settings=conf)
-        totals: dict[int, Line] = defaultdict(Line)
+        zero = [0] * len(COUNTERS)
+        totals: dict[int, list[int]] = {}
         rated_games: dict[int, int] = defaultdict(int)
         games = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").only("pk", "finished_at", "winner", "ppk", "rated"))
+        pg_columns = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
+        rg_columns = ["game_id", "finished_at", "base_rate", "red_mean", "black_mean", "expected_red", "red_score", "red_delta", "games_after", "red_score_after"]
         for start in range(0, len(games), batch):
-            rows: list[PlayerGame] = []
-            rated_rows: list[RatedGame] = []
+            rows: list[tuple[Any, ...]] = []
+            rated_rows: list[tuple[Any, ...]] = []
             for facts in _facts(games[start : start + batch], index):
+                at = _db_datetime(facts.finished_at)
                 before = {s.player_id: book.rating(s.player_id) for s in facts.seats}
                 result = None
                 if facts.counted:
                     result, after = book.play(facts.counted_game())
-                    rated_rows.append(RatedGame(game_id=facts.game_id, finished_at=facts.finished_at, base_rate=result.base_rate, red_mean=result.red_mean, black_mean=result.black_mean, expected_red=result.expected_red, red_score=result.red_score, red_delta=result.red_delta, games_after=after.games, red_score_after=after.red_score))
+                    rated_rows.append((facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score))
                 for seat in facts.seats:
                     if seat.player_id is None:
                         continue
-                    row = _player_game(facts, seat)
-                    totals[seat.player_id].add(seat.line)
+                    counts = seat.line.as_tuple()
+                    mine = totals.get(seat.player_id, zero)
+                    totals[seat.player_id] = [a + b for a, b in zip(mine, counts, strict=True)]
+                    r_before = r_after = None
                     if result is not None:
-                        row.rating_before = before[seat.player_id]
-                        row.rating_after = book.ratings[seat.player_id]
+                        r_before, r_after = before[seat.player_id], book.ratings[seat.player_id]
                         rated_games[seat.player_id] += 1
-                    rows.append(row)
-            PlayerGame.objects.bulk_create(rows, batch_size=5000)
-            RatedGame.objects.bulk_create(rated_rows, batch_size=5000)
-        PlayerStats.objects.bulk_create(
-            [PlayerStats(player_id=pid, rating=book.ratings.get(pid), rated_games=rated_games[pid], **line.as_dict()) for pid, line in totals.items()],
-            batch_size=5000,
-        )
+                    rows.append((seat.player_id, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, r_before, r_after, *counts))
+            _insert(PlayerGame, pg_columns, rows)
+            _insert(RatedGame, rg_columns, rated_rows)
+        stats_columns = ["player_id", "rating", "rated_games", *COUNTERS]
+        _insert(PlayerStats, stats_columns, [(pid, book.ratings.get(pid), rated_games[pid], *counts) for pid, counts in totals.items()])
     return len(games)
+
+
+def _db_datetime(value: datetime) -> Any:
+    return connection.ops.adapt_datetimefield_value(value)
+
+
+def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]], chunk: int = 500) -> None:
+    """Multi-row INSERTs of plain tuples (values already in database form)."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    names = ", ".join(connection.ops.quote_name(model._meta.get_field(c.removesuffix("_id") if c.endswith("_id") else c).column) for c in columns)
+    one = "(" + ", ".join(["%s"] * len(columns)) + ")"
+    # SQLite allows 32766 parameters a statement; keep well below.
+    per = max(1, min(chunk, 30000 // len(columns)))
+    with connection.cursor() as cursor:
+        for i in range(0, len(rows), per):
+            part = rows[i : i + per]
+            cursor.execute(f"INSERT INTO {table} ({names}) VALUES {', '.join([one] * len(part))}", [v for row in part for v in row])

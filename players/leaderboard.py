@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from django.db.models import Count, F, OuterRef, Q, Subquery, Sum
+from django.db.models import (
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+)
 from django.utils import timezone
 
 from games.models import SeatResult
@@ -30,7 +39,12 @@ class Filters:
     start: date | None = None
     end: date | None = None
     min_games: int = 0
-    limit: int = 500
+    page: int = 1
+    limit: int = 100
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.limit
 
     @property
     def season(self) -> bool:
@@ -74,33 +88,49 @@ class Row:
         return g, w, rate(w, g)
 
     @property
+    def role_cells(self) -> list[tuple[str, int, int, float | None]]:
+        return [(role, *self.role(role)) for role in ROLES]
+
+    @property
     def tab_games(self) -> int:
         tab = self.extra.get("tab", "rating")
         return self.rated_games if tab == "rating" else self.counters.get(f"{tab}_games", 0)
 
 
-def leaderboard(f: Filters) -> list[Row]:
-    rows = _season_rows(f) if f.season else _stored_rows(f)
-    for r in rows:
-        r.extra["tab"] = f.tab
-    rows = [r for r in rows if r.tab_games >= max(1, f.min_games)]
+def leaderboard(f: Filters) -> tuple[list[Row], int]:
+    """One page of the ranked rows, and how many rows there are in all."""
+    if not f.season:
+        return _stored_page(f)
+    rows = [r for r in _season_rows(f) if _tab_games(r, f.tab) >= max(1, f.min_games)]
     if f.tab == "rating":
         rows.sort(key=lambda r: (-(r.rating or 0.0), -r.rated_games, r.nickname.casefold()))
     else:
         rows.sort(key=lambda r: (-(r.role(f.tab)[2] or 0.0), -r.role(f.tab)[0], r.nickname.casefold()))
-    rows = rows[: f.limit]
     for i, r in enumerate(rows, start=1):
         r.rank = i
-    return rows
+        r.extra["tab"] = f.tab
+    return rows[f.offset : f.offset + f.limit], len(rows)
 
 
-def _stored_rows(f: Filters) -> list[Row]:
+def _tab_games(r: Row, tab: str) -> int:
+    return r.rated_games if tab == "rating" else r.counters.get(f"{tab}_games", 0)
+
+
+def _stored_page(f: Filters) -> tuple[list[Row], int]:
+    """Ranked in the database from the stored totals: one page is read, never all players."""
     qs = PlayerStats.objects.select_related("player")
     if f.tab == "rating":
-        qs = qs.filter(rated_games__gte=max(1, f.min_games)).order_by("-rating")[: f.limit]
+        qs = qs.filter(rated_games__gte=max(1, f.min_games), rating__isnull=False).order_by("-rating", "-rated_games", "player__nickname")
     else:
-        qs = qs.filter(**{f"{f.tab}_games__gte": max(1, f.min_games)})
-    return [Row(s.player_id, s.player.nickname, s.rating, s.rated_games, {n: getattr(s, n) for n in COUNTERS}) for s in qs]
+        games, wins = f"{f.tab}_games", f"{f.tab}_wins"
+        qs = qs.filter(**{f"{games}__gte": max(1, f.min_games)}).annotate(tab_rate=ExpressionWrapper(F(wins) * 1.0 / F(games), output_field=FloatField())).order_by("-tab_rate", f"-{games}", "player__nickname")
+    count = qs.count()
+    rows = []
+    for i, s in enumerate(qs[f.offset : f.offset + f.limit], start=f.offset + 1):
+        row = Row(s.player_id, s.player.nickname, s.rating, s.rated_games, {n: getattr(s, n) for n in COUNTERS}, rank=i)
+        row.extra["tab"] = f.tab
+        rows.append(row)
+    return rows, count
 
 
 def _season_rows(f: Filters) -> list[Row]:
@@ -135,3 +165,20 @@ def naive_leaderboard(limit: int = 500) -> list[tuple[int, int, int, float | Non
     rows = [(d["game__seats__player_id"], d["games"], d["wins"], last.get(d["game__seats__player_id"])) for d in data]
     rows.sort(key=lambda r: -(r[3] or 0.0))
     return rows[:limit]
+
+
+def naive_player_totals(player_id: int) -> dict[str, int]:
+    """Per request: the player's totals from the result rows of every game he sat in."""
+    from collections import defaultdict
+
+    from games.models import GameSeat, NightAction
+    from players.statistics import seat_line, total
+
+    seats = list(GameSeat.objects.filter(player_id=player_id, game__status="finished").values_list("game_id", "seat_no"))
+    game_ids = [g for g, _s in seats]
+    mine = set(seats)
+    checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for c in NightAction.objects.filter(game_id__in=game_ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
+        checks[c["game_id"]].append(dict(c))
+    lines = [seat_line(dict(r), checks[r["game_id"]]) for r in SeatResult.objects.filter(game_id__in=game_ids).values() if (r["game_id"], r["seat_no"]) in mine]
+    return total(lines).as_dict()

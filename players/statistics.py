@@ -74,6 +74,9 @@ class Line:
     removals: int = 0
     ppk: int = 0
 
+    def as_tuple(self) -> tuple[int, ...]:
+        return tuple(getattr(self, name) for name in COUNTERS)
+
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 

@@ -123,13 +123,31 @@ def _filters(request: HttpRequest) -> Filters:
         min_games = max(0, min(10000, int(request.GET.get("min", "0") or 0)))
     except ValueError:
         min_games = 0
-    return Filters(tab=tab if tab in TABS else "rating", start=_date(request.GET.get("from", "")), end=_date(request.GET.get("to", "")), min_games=min_games)
+    try:
+        page = max(1, min(100000, int(request.GET.get("page", "1") or 1)))
+    except ValueError:
+        page = 1
+    return Filters(tab=tab if tab in TABS else "rating", start=_date(request.GET.get("from", "")), end=_date(request.GET.get("to", "")), min_games=min_games, page=page)
 
 
 def ratings(request: HttpRequest) -> HttpResponse:
     f = _filters(request)
-    rows = leaderboard.leaderboard(f)
-    ctx: dict[str, Any] = {"rows": rows, "f": f, "tabs": [(t, _tab_label(t)) for t in TABS], "query": request.GET.urlencode()}
+    rows, count = leaderboard.leaderboard(f)
+    pages = max(1, (count + f.limit - 1) // f.limit)
+    base = request.GET.copy()
+    base.pop("page", None)
+    base.pop("fragment", None)
+    ctx: dict[str, Any] = {
+        "rows": rows,
+        "count": count,
+        "f": f,
+        "tabs": [(t, _tab_label(t)) for t in TABS],
+        "query": request.GET.urlencode(),
+        "base_query": base.urlencode(),
+        "prev_page": f.page - 1 if f.page > 1 else None,
+        "next_page": f.page + 1 if f.page < pages else None,
+        "pages": pages,
+    }
     if request.GET.get("fragment") or getattr(request, "htmx", False):
         return render(request, "players/ratings.html#leaderboard", ctx)
     return render(request, "players/ratings.html", ctx)
@@ -145,7 +163,8 @@ def ratings_xlsx(request: HttpRequest) -> HttpResponse:
     from players import xlsx
 
     f = _filters(request)
-    rows = leaderboard.leaderboard(f)
+    f.page, f.limit = 1, 100000  # the whole ranking
+    rows, _count = leaderboard.leaderboard(f)
     wb = Workbook()
     ws = wb.active
     assert ws is not None
