@@ -6,13 +6,16 @@ from datetime import date
 from io import BytesIO
 from typing import Any
 
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import formats
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
 
-from players import chart, leaderboard
+from players import chart, leaderboard, services
 from players.leaderboard import TABS, Filters
 from players.models import Player, PlayerGame, PlayerMerge, PlayerStats
 from players.rating import RatingSettings
@@ -27,6 +30,39 @@ def _player_or_redirect(pk: int) -> Player | HttpResponse:
     if merge is not None:
         return redirect("players:detail", pk=merge.kept_id)
     raise Http404
+
+
+def _staff(request: HttpRequest) -> None:
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise PermissionDenied(_("Переименовывать и объединять игроков могут только администраторы."))
+
+
+@require_POST
+def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    _staff(request)
+    player = get_object_or_404(Player, pk=pk)
+    try:
+        services.player_rename(player=player, nickname=request.POST.get("nickname", ""))
+    except services.PlayerError as exc:
+        messages.error(request, exc.message)
+    return redirect("players:detail", pk=player.pk)
+
+
+@require_POST
+def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
+    """Join the chosen duplicate into this player (its games and participations move here)."""
+    _staff(request)
+    kept = get_object_or_404(Player, pk=pk)
+    chosen = str(request.POST.get("duplicate", ""))
+    duplicate = Player.objects.filter(pk=int(chosen)).first() if chosen.isdigit() else None
+    if duplicate is None:
+        messages.error(request, _("Выберите игрока, которого нужно присоединить."))
+    else:
+        try:
+            services.player_merge(duplicate=duplicate, into=kept, by=request.user)
+        except services.PlayerError as exc:
+            messages.error(request, exc.message)
+    return redirect("players:detail", pk=kept.pk)
 
 
 def player_list(request: HttpRequest) -> HttpResponse:

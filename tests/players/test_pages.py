@@ -172,3 +172,28 @@ def test_tournament_participants_are_matched_and_the_rest_confirmed(client, djan
     # a stranger cannot confirm
     client.force_login(django_user_model.objects.create_user(username="x", password="pw-x-1234"))
     assert client.post(reverse("tournaments:participants_players", args=[t.pk]), {}).status_code == 403
+
+
+def test_staff_rename_and_merge_from_the_player_page(client, django_user_model, played):
+    alpha = played["Alpha"]
+    dup = services.player_create(nickname="Alpha Second")
+    url_rename = reverse("players:rename", args=[alpha.pk])
+    url_merge = reverse("players:merge", args=[alpha.pk])
+    # strangers and plain users are refused and nothing changes
+    assert client.post(url_rename, {"nickname": "X"}).status_code == 403
+    client.force_login(django_user_model.objects.create_user(username="plain", password="pw-plain-1"))
+    assert client.post(url_merge, {"duplicate": str(dup.pk)}).status_code == 403
+    assert Player.objects.filter(pk=dup.pk).exists()
+    staff = django_user_model.objects.create_user(username="admin", password="pw-admin-1", is_staff=True)
+    client.force_login(staff)
+    assert "Управление" in client.get(reverse("players:detail", args=[alpha.pk])).content.decode()
+    r = client.post(url_rename, {"nickname": "Bravo"}, follow=True)  # taken: refused with a message
+    assert "уже занят" in r.content.decode()
+    client.post(url_rename, {"nickname": "Alpha Prime"})
+    client.post(url_merge, {"duplicate": str(dup.pk)})
+    alpha.refresh_from_db()
+    assert alpha.nickname == "Alpha Prime" and not Player.objects.filter(pk=dup.pk).exists()
+    html = client.get(reverse("players:detail", args=[alpha.pk])).content.decode()
+    aliases = re.search(r"Другие ники: ([^<]+)</p>", html).group(1)
+    assert set(aliases.split(", ")) == {"Alpha", "Alpha Second"}
+    assert "Объединён с записью «Alpha Second»" in html
