@@ -154,20 +154,28 @@ def _at_or_after(finished_at: datetime, game_id: int) -> Q:
 def sync_game(game: Game) -> None:
     """Bring the stored rows in line with this game's result rows (see the module docstring)."""
     with transaction.atomic():
-        old = PlayerGame.objects.filter(game=game).values_list("finished_at", flat=True).first()
-        if old is None:
-            old = RatedGame.objects.filter(game=game).values_list("finished_at", flat=True).first()
-        positions = [p for p in (old, game.finished_at if _counts(game) else None) if p is not None]
-        if not positions:
+        counts = _counts(game)
+        # One probe per table: this game's own rows, and (when it counts) any row at
+        # or after its new position — for the newest game's end, nothing.
+        probe = Q(game_id=game.pk)
+        if counts:
+            assert game.finished_at is not None
+            probe |= _at_or_after(game.finished_at, game.pk)
+        seen = list(PlayerGame.objects.filter(probe).values_list("game_id", "finished_at").distinct())
+        seen += list(RatedGame.objects.filter(probe).values_list("game_id", "finished_at"))
+        old = min((at for gid, at in seen if gid == game.pk), default=None)
+        later_ids = {gid for gid, _at in seen if gid != game.pk}
+        if old is not None and (not counts or old < game.finished_at):  # type: ignore[operator]
+            # It stood earlier than its new position: every game after the old one is played again.
+            later_ids |= set(PlayerGame.objects.filter(_at_or_after(old, game.pk)).values_list("game_id", flat=True))
+            later_ids |= set(RatedGame.objects.filter(_at_or_after(old, game.pk)).values_list("game_id", flat=True))
+            later_ids.discard(game.pk)
+        if old is None and not counts:
             return
-        start = min(positions)
-        later_ids = set(PlayerGame.objects.filter(_at_or_after(start, game.pk)).values_list("game_id", flat=True))
-        later_ids |= set(RatedGame.objects.filter(_at_or_after(start, game.pk)).values_list("game_id", flat=True))
-        later_ids.discard(game.pk)
-        if old is not None or later_ids:  # the usual end of the newest game has nothing to rewind
+        if old is not None or later_ids:
             _rewind(later_ids | {game.pk})
         replay = list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False))
-        if _counts(game):
+        if counts:
             replay.append(game)
         replay.sort(key=lambda g: (g.finished_at, g.pk))
         for facts in _facts(replay):
@@ -231,7 +239,8 @@ def _apply(facts: GameFacts) -> None:
             s.rating = row.rating_after
             s.rated_games += 1
         rows.append(row)
-    PlayerGame.objects.bulk_create(rows)
+    at = _db_datetime(facts.finished_at)
+    _insert(PlayerGame, PG_COLUMNS, [(r.player_id, r.game_id, r.seat_no, at, r.role, r.team, r.won, r.rated, r.rating_before, r.rating_after, *(getattr(r, n) for n in COUNTERS)) for r in rows])
     _store_stats(stats.values())
 
 
@@ -240,7 +249,12 @@ def _store_stats(rows: Iterable[PlayerStats]) -> None:
     column costs far more to build for ten rows); a player without games has none."""
     rows = list(rows)
     PlayerStats.objects.filter(player_id__in=[r.player_id for r in rows]).delete()
-    PlayerStats.objects.bulk_create([r for r in rows if r.games > 0])
+    _insert(PlayerStats, STATS_COLUMNS, [(r.player_id, r.rating, r.rated_games, *(getattr(r, n) for n in COUNTERS)) for r in rows if r.games > 0])
+
+
+PG_COLUMNS = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
+RG_COLUMNS = ["game_id", "finished_at", "base_rate", "red_mean", "black_mean", "expected_red", "red_score", "red_delta", "games_after", "red_score_after"]
+STATS_COLUMNS = ["player_id", "rating", "rated_games", *COUNTERS]
 
 
 def _player_game(facts: GameFacts, seat: SeatFacts) -> PlayerGame:
@@ -271,8 +285,6 @@ def recompute(*, batch: int = 5000) -> int:
         totals: dict[int, list[int]] = {}
         rated_games: dict[int, int] = defaultdict(int)
         games = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").only("pk", "finished_at", "winner", "ppk", "rated"))
-        pg_columns = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
-        rg_columns = ["game_id", "finished_at", "base_rate", "red_mean", "black_mean", "expected_red", "red_score", "red_delta", "games_after", "red_score_after"]
         for start in range(0, len(games), batch):
             rows: list[tuple[Any, ...]] = []
             rated_rows: list[tuple[Any, ...]] = []
@@ -294,10 +306,9 @@ def recompute(*, batch: int = 5000) -> int:
                         r_before, r_after = before[seat.player_id], book.ratings[seat.player_id]
                         rated_games[seat.player_id] += 1
                     rows.append((seat.player_id, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, r_before, r_after, *counts))
-            _insert(PlayerGame, pg_columns, rows)
-            _insert(RatedGame, rg_columns, rated_rows)
-        stats_columns = ["player_id", "rating", "rated_games", *COUNTERS]
-        _insert(PlayerStats, stats_columns, [(pid, book.ratings.get(pid), rated_games[pid], *counts) for pid, counts in totals.items()])
+            _insert(PlayerGame, PG_COLUMNS, rows)
+            _insert(RatedGame, RG_COLUMNS, rated_rows)
+        _insert(PlayerStats, STATS_COLUMNS, [(pid, book.ratings.get(pid), rated_games[pid], *counts) for pid, counts in totals.items()])
     return len(games)
 
 
