@@ -13,6 +13,7 @@ urlpatterns = [
     path("players/<int:pk>/merge/", views.player_merge, name="merge"),
     path("players/<int:pk>/vs/", views.head_to_head_pick, name="head_to_head_pick"),
     path("players/<int:pk>/vs/<int:other>/", views.head_to_head, name="head_to_head"),
+    path("games/<int:game_id>/rated/", views.game_rated, name="game_rated"),
     path("ratings/", views.ratings, name="ratings"),
     path("ratings.xlsx", views.ratings_xlsx, name="ratings_xlsx"),
     path("ratings/how/", views.how_rating_works, name="how"),

@@ -65,6 +65,23 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("players:detail", pk=kept.pk)
 
 
+@require_POST
+def game_rated(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The host marks his game as counted for the rating (or not); a finished game's
+    ratings follow at once (games.services.game_set_rated → players.book)."""
+    from games import services as game_services
+    from games.models import Game
+    from games.permissions import user_can_edit_game
+
+    game = get_object_or_404(Game, pk=game_id)
+    if not user_can_edit_game(request.user, game):
+        raise PermissionDenied(_("Эту игру может вести только её ведущий или организатор турнира."))
+    game_services.game_set_rated(game=game, rated=request.POST.get("rated") == "1")
+    back = str(request.POST.get("next", ""))
+    # Only a path on this site (never //elsewhere).
+    return redirect(back if back.startswith("/") and not back.startswith("//") else "games:list")
+
+
 def player_list(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:64]
     players = Player.objects.select_related("stats")

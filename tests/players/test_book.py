@@ -3,6 +3,7 @@
 import random
 
 import pytest
+from django.urls import reverse
 
 from games import services as game_services
 from games.models import GameSeat
@@ -140,3 +141,19 @@ def test_recompute_equals_incremental_also_after_an_old_end_is_undone(host):
     incremental = snapshot()
     book.recompute()
     assert snapshot() == incremental
+
+
+def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client, host, other_user):
+    p = make_players()
+    game = scripted_game(host, NAMES, rated=False)
+    url = reverse("players:game_rated", args=[game.pk])
+    client.force_login(other_user)
+    assert client.post(url, {"rated": "1"}).status_code == 403
+    assert rating(p["Alpha"]) is None
+    client.force_login(host)
+    assert "сделать рейтинговой" in client.get(reverse("games:list")).content.decode()
+    r = client.post(url, {"rated": "1", "next": "/games/"})
+    assert r.status_code == 302 and r["Location"] == "/games/"
+    assert rating(p["Alpha"]) == 1510.0
+    client.post(url, {"rated": "0", "next": "//evil.example/"})
+    assert rating(p["Alpha"]) is None
