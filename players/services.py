@@ -37,6 +37,12 @@ def players_match(*, nicknames: Sequence[str]) -> list[Match]:
     return index.match_all(nicknames)
 
 
+def player_by_nickname(nickname: str) -> Player | None:
+    """The one player with this nickname or alias (None when nobody or several)."""
+    owners = _owners_of(normalize(nickname)) if nickname.strip() else []
+    return owners[0] if len(owners) == 1 else None
+
+
 def _owners_of(key: str, exclude: int | None = None) -> list[Player]:
     qs = Player.objects.filter(Q(key=key) | Q(aliases__key=key)).distinct()
     if exclude is not None:

@@ -53,8 +53,7 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     """Join the chosen duplicate into this player (its games and participations move here)."""
     _staff(request)
     kept = get_object_or_404(Player, pk=pk)
-    chosen = str(request.POST.get("duplicate", ""))
-    duplicate = Player.objects.filter(pk=int(chosen)).first() if chosen.isdigit() else None
+    duplicate = services.player_by_nickname(str(request.POST.get("duplicate", ""))[:64])
     if duplicate is None:
         messages.error(request, _("Выберите игрока, которого нужно присоединить."))
     else:
@@ -128,16 +127,17 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "games": games,
             "aliases": list(player.aliases.all()),
             "merges": list(player.merges.all()),
-            "others": Player.objects.exclude(pk=player.pk).order_by("nickname").values_list("pk", "nickname")[:500],
         },
     )
 
 
 def head_to_head_pick(request: HttpRequest, pk: int) -> HttpResponse:
-    other = request.GET.get("other", "")
-    if not other.isdigit():
+    """The other player by nickname (exact, aliases, case and ё/е insensitive)."""
+    other = services.player_by_nickname(str(request.GET.get("nick", ""))[:64])
+    if other is None:
+        messages.error(request, _("Игрок с таким ником не найден."))
         return redirect("players:detail", pk=pk)
-    return redirect("players:head_to_head", pk=pk, other=int(other))
+    return redirect("players:head_to_head", pk=pk, other=other.pk)
 
 
 def head_to_head(request: HttpRequest, pk: int, other: int) -> HttpResponse:

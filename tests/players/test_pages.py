@@ -99,8 +99,10 @@ def test_head_to_head(client, played):
     assert "Друг против друга" in html and re.search(r"Друг против друга</dt><dd>2 · Alpha: 1 · Bravo: 1", html)
     html = client.get(reverse("players:head_to_head", args=[a.pk, c.pk])).content.decode()
     assert re.search(r"В одной команде</dt><dd>2 · побед: 1", html)
-    r = client.get(reverse("players:head_to_head_pick", args=[a.pk]), {"other": str(b.pk)})
+    r = client.get(reverse("players:head_to_head_pick", args=[a.pk]), {"nick": " BRAVO "})
     assert r["Location"] == reverse("players:head_to_head", args=[a.pk, b.pk])
+    r = client.get(reverse("players:head_to_head_pick", args=[a.pk]), {"nick": "nobody"}, follow=True)
+    assert "Игрок с таким ником не найден." in r.content.decode()
 
 
 def test_leaderboard_ranks_by_rating_with_filters_in_both_languages(client, host, played):
@@ -182,7 +184,7 @@ def test_staff_rename_and_merge_from_the_player_page(client, django_user_model, 
     # strangers and plain users are refused and nothing changes
     assert client.post(url_rename, {"nickname": "X"}).status_code == 403
     client.force_login(django_user_model.objects.create_user(username="plain", password="pw-plain-1"))
-    assert client.post(url_merge, {"duplicate": str(dup.pk)}).status_code == 403
+    assert client.post(url_merge, {"duplicate": "Alpha Second"}).status_code == 403
     assert Player.objects.filter(pk=dup.pk).exists()
     staff = django_user_model.objects.create_user(username="admin", password="pw-admin-1", is_staff=True)
     client.force_login(staff)
@@ -190,7 +192,7 @@ def test_staff_rename_and_merge_from_the_player_page(client, django_user_model, 
     r = client.post(url_rename, {"nickname": "Bravo"}, follow=True)  # taken: refused with a message
     assert "уже занят" in r.content.decode()
     client.post(url_rename, {"nickname": "Alpha Prime"})
-    client.post(url_merge, {"duplicate": str(dup.pk)})
+    client.post(url_merge, {"duplicate": "alpha second"})
     alpha.refresh_from_db()
     assert alpha.nickname == "Alpha Prime" and not Player.objects.filter(pk=dup.pk).exists()
     html = client.get(reverse("players:detail", args=[alpha.pk])).content.decode()
