@@ -185,6 +185,25 @@ def sync_game(game: Game) -> None:
         transaction.on_commit(push_ratings_changed)
 
 
+def replay_from(finished_at: datetime, game_id: int) -> int:
+    """Rewind every stored game at or after this position and play them again (after
+    a merge: the merged person's history from his first game on changes, and with
+    it every later rating change). Returns the games played again."""
+    with transaction.atomic():
+        ids = set(PlayerGame.objects.filter(_at_or_after(finished_at, game_id)).values_list("game_id", flat=True))
+        ids |= set(RatedGame.objects.filter(_at_or_after(finished_at, game_id)).values_list("game_id", flat=True))
+        if not ids:
+            return 0
+        _rewind(ids)
+        games = sorted(Game.objects.filter(pk__in=ids, status=GameStatus.FINISHED, finished_at__isnull=False), key=lambda g: (g.finished_at, g.pk))
+        for facts in _facts(games):
+            _apply(facts)
+        from players.consumers import push_ratings_changed
+
+        transaction.on_commit(push_ratings_changed)
+    return len(games)
+
+
 def _rewind(game_ids: set[int]) -> None:
     rows = list(PlayerGame.objects.filter(game_id__in=game_ids).order_by("finished_at", "game_id"))
     if rows:

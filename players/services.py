@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from games.models import GameSeat
 from players.matching import KNOWN, Match, NameIndex, normalize
-from players.models import Alias, Player, PlayerMerge
+from players.models import Alias, Player, PlayerGame, PlayerMerge
 
 
 class PlayerError(Exception):
@@ -93,6 +93,8 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
     if duplicate.pk == into.pk:
         raise PlayerError(_("Нельзя объединить игрока с самим собой."))
     with transaction.atomic():
+        # His first stored game: from there on, ratings are played again with one person.
+        first = PlayerGame.objects.filter(player=duplicate).order_by("finished_at", "game_id").values_list("finished_at", "game_id").first()
         seats = GameSeat.objects.filter(player=duplicate).update(player=into)
         participants = Participant.objects.filter(player=duplicate).update(player=into)
         for alias in list(duplicate.aliases.all()):
@@ -106,11 +108,13 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
             into.user_id = duplicate.user_id
         into.save()
         merge = PlayerMerge.objects.create(kept=into, merged_player_id=duplicate.pk, merged_nickname=duplicate.nickname, seats_moved=seats, participants_moved=participants, by=by if getattr(by, "is_authenticated", False) else None)
-        duplicate.delete()
-        # The merged games now count for one person: rebuild statistics and ratings.
-        from players import book
+        if first is not None:
+            from players import book
 
-        book.recompute()
+            # The duplicate's rows are rewound while he still exists, then played again
+            # with his seats pointing at the kept player.
+            book.replay_from(*first)
+        duplicate.delete()
     return merge
 
 

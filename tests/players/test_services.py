@@ -4,9 +4,9 @@ import pytest
 from django.core.management import call_command
 
 from games.models import GameSeat
-from players import services
+from players import book, services
 from players.models import Alias, Player, PlayerGame, PlayerMerge, PlayerStats
-from tests.players.helpers import NAMES, make_players, rating, scripted_game
+from tests.players.helpers import NAMES, make_players, rating, scripted_game, snapshot
 from tests.tournaments.helpers import play_scripted
 from tournaments import services as tournament_services
 from tournaments import standings
@@ -73,6 +73,10 @@ def test_merge_moves_games_participants_and_statistics_and_is_recorded(host, dja
     assert PlayerGame.objects.filter(player=p["Alpha"]).count() == 2
     assert set(p["Alpha"].aliases.values_list("nickname", flat=True)) == {"Alpha2", "A-2"}
     assert rating(p["Alpha"]) is not None and rating(p["Alpha"]) > 1510.0
+    # only the games from the duplicate's first one were played again: the same as a rebuild
+    merged = snapshot()
+    book.recompute()
+    assert snapshot() == merged
 
 
 def test_tournament_standings_follow_a_merge(host, django_user_model):
