@@ -235,6 +235,7 @@ def _apply(facts: GameFacts) -> None:
         return float(stats[pid].rating)  # type: ignore[arg-type]
 
     result = None
+    at = _db_datetime(facts.finished_at)
     if facts.counted:
         last = RatedGame.objects.order_by("-finished_at", "-game_id").values_list("games_after", "red_score_after").first()
         totals = SideTotals(*last) if last else SideTotals()
@@ -242,24 +243,23 @@ def _apply(facts: GameFacts) -> None:
         black = [rating(s.player_id) for s in facts.seats if s.team == BLACK]
         result = rate_game(red, black, red_score(facts.winner, facts.ppk), totals, conf)
         after = totals.plus(result.red_score)
-        RatedGame.objects.create(game_id=facts.game_id, finished_at=facts.finished_at, base_rate=result.base_rate, red_mean=result.red_mean, black_mean=result.black_mean, expected_red=result.expected_red, red_score=result.red_score, red_delta=result.red_delta, games_after=after.games, red_score_after=after.red_score)
+        _insert(RatedGame, RG_COLUMNS, [(facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score)])
     rows = []
     for seat in facts.seats:
         if seat.player_id is None:
             continue
         s = stats[seat.player_id]
-        row = _player_game(facts, seat)
-        s_line = seat.line
-        for name in COUNTERS:
-            setattr(s, name, getattr(s, name) + getattr(s_line, name))
+        counts = seat.line.as_tuple()
+        for name, n in zip(COUNTERS, counts, strict=True):
+            setattr(s, name, getattr(s, name) + n)
+        before = after_rating = None
         if result is not None:
-            row.rating_before = rating(seat.player_id)
-            row.rating_after = row.rating_before + result.delta(seat.team)
-            s.rating = row.rating_after
+            before = rating(seat.player_id)
+            after_rating = before + result.delta(seat.team)
+            s.rating = after_rating
             s.rated_games += 1
-        rows.append(row)
-    at = _db_datetime(facts.finished_at)
-    _insert(PlayerGame, PG_COLUMNS, [(r.player_id, r.game_id, r.seat_no, at, r.role, r.team, r.won, r.rated, r.rating_before, r.rating_after, *(getattr(r, n) for n in COUNTERS)) for r in rows])
+        rows.append((seat.player_id, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, before, after_rating, *counts))
+    _insert(PlayerGame, PG_COLUMNS, rows)
     _store_stats(stats.values())
 
 
@@ -274,11 +274,6 @@ def _store_stats(rows: Iterable[PlayerStats]) -> None:
 PG_COLUMNS = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
 RG_COLUMNS = ["game_id", "finished_at", "base_rate", "red_mean", "black_mean", "expected_red", "red_score", "red_delta", "games_after", "red_score_after"]
 STATS_COLUMNS = ["player_id", "rating", "rated_games", *COUNTERS]
-
-
-def _player_game(facts: GameFacts, seat: SeatFacts) -> PlayerGame:
-    assert seat.player_id is not None
-    return PlayerGame(player_id=seat.player_id, game_id=facts.game_id, seat_no=seat.seat_no, finished_at=facts.finished_at, role=seat.role, team=seat.team, won=seat.won, rated=facts.counted, **seat.line.as_dict())
 
 
 # --- rebuild -------------------------------------------------------------------------
