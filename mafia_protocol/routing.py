@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, path
 
-from games.consumers import board_socket, overlay_socket
+from games.board.consumers import board_socket, overlay_socket
 from players.consumers import ratings_socket
 from tournaments.consumers import standings_socket
 
