@@ -1,6 +1,6 @@
-"""A safe cell for workbooks of user text (a local helper; the lead unifies it
-with the shared one): every string is written as text, never as a formula —
-a nickname starting with = + - @, a tab or CR stays what was typed."""
+"""The leaderboard workbook's cells: user text through the shared safe-cell helper
+(mafia_protocol/xlsx.py: always data type 's', never a formula — a nickname
+starting with = + - @, a tab or CR stays what was typed)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,13 @@ from typing import Any
 from openpyxl.cell.cell import Cell
 from openpyxl.worksheet.worksheet import Worksheet
 
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+from mafia_protocol.xlsx import set_text
 
 
 def write(ws: Worksheet, row: int, column: int, value: Any) -> Cell:
     cell: Cell = ws.cell(row=row, column=column)
     if isinstance(value, str):
-        cell.value = value
-        cell.data_type = "s"  # openpyxl reads a leading "=" as a formula otherwise
+        set_text(cell, value)
     else:
         cell.value = value
     return cell
