@@ -330,16 +330,13 @@ def _db_datetime(value: datetime) -> Any:
     return connection.ops.adapt_datetimefield_value(value)
 
 
-def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]], chunk: int = 500) -> None:
-    """Multi-row INSERTs of plain tuples (values already in database form)."""
+def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """INSERT plain tuples (values already in database form) with one prepared
+    statement: executemany, no model instances."""
     if not rows:
         return
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(model._meta.get_field(c.removesuffix("_id") if c.endswith("_id") else c).column) for c in columns)
-    one = "(" + ", ".join(["%s"] * len(columns)) + ")"
-    # SQLite allows 32766 parameters a statement; keep well below.
-    per = max(1, min(chunk, 30000 // len(columns)))
+    placeholders = ", ".join(["%s"] * len(columns))
     with connection.cursor() as cursor:
-        for i in range(0, len(rows), per):
-            part = rows[i : i + per]
-            cursor.execute(f"INSERT INTO {table} ({names}) VALUES {', '.join([one] * len(part))}", [v for row in part for v in row])
+        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)

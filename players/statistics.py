@@ -49,7 +49,7 @@ COUNTERS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     games: int = 0
     wins: int = 0
@@ -75,7 +75,13 @@ class Line:
     ppk: int = 0
 
     def as_tuple(self) -> tuple[int, ...]:
-        return tuple(getattr(self, name) for name in COUNTERS)
+        """The counters in COUNTERS order (spelled out: the rebuild calls this per seat)."""
+        return (
+            self.games, self.wins, self.draws, self.civilian_games, self.civilian_wins, self.sheriff_games, self.sheriff_wins,
+            self.mafia_games, self.mafia_wins, self.don_games, self.don_wins, self.sheriff_checks, self.sheriff_blacks_found,
+            self.don_checks, self.don_found_sheriff, self.best_moves, self.best_move_blacks, self.shot_first_night,
+            self.ci_received, self.fouls, self.removals, self.ppk,
+        )  # fmt: skip
 
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
