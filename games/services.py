@@ -55,6 +55,7 @@ from games.rules import (
     validate_log,
 )
 from games.rules.schema import bad_action, check_text
+from games.signals import results_changed
 
 
 class StaleRevision(Exception):
@@ -189,6 +190,19 @@ def game_rebuild_projection(*, game: Game) -> GameState:
         _sync_seats(locked, state)
         _sync_results(locked, state)
     return state
+
+
+def game_set_rated(*, game: Game, rated: bool) -> Game:
+    """The host marks the game as counting for the players' rating (or not)."""
+    with transaction.atomic():
+        locked = _lock(game)
+        if locked.rated != rated:
+            locked.rated = rated
+            locked.save(update_fields=["rated", "updated_at"])
+            if locked.is_over:
+                results_changed.send(sender=Game, game=locked)
+    _copy_fields(locked, game)
+    return game
 
 
 def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game:
@@ -401,8 +415,10 @@ def _sync_seats(game: Game, state: GameState) -> None:
         if seat is None:
             GameSeat.objects.create(game=game, seat_no=seat_no, nickname=nickname, role=role)
         elif seat.nickname != nickname or seat.role != role:
+            if seat.nickname != nickname:
+                seat.player = None  # another person now: linked again by players
             seat.nickname, seat.role = nickname, role
-            seat.save(update_fields=["nickname", "role"])
+            seat.save(update_fields=["nickname", "role", "player"])
 
 
 def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[int, GameAction]) -> None:
@@ -461,6 +477,11 @@ def _captain_seats(state: GameState) -> dict[str, int]:
 
 
 def _sync_results(game: Game, state: GameState) -> None:
+    _write_results(game, state)
+    results_changed.send(sender=Game, game=game)
+
+
+def _write_results(game: Game, state: GameState) -> None:
     game.results.all().delete()
     public = state.public_dict()
     if public["status"] not in ("finished", "annulled"):

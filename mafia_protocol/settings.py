@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "games",
     "tournaments",
+    "players",
 ]
 
 MIDDLEWARE = [
@@ -241,3 +242,7 @@ LOGGING = {
         for name in ("django.request", "django.security.csrf", "django.security.DisallowedHost", "django.security.SuspiciousOperation", "django.security.RequestDataTooBig", "django.security.TooManyFieldsSent")
     },
 }
+
+# Players' rating (players/rating.py): K of the Elo update and the start value.
+PLAYERS_RATING_K = float(os.environ.get("PLAYERS_RATING_K", "20"))
+PLAYERS_RATING_INITIAL = 1500.0

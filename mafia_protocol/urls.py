@@ -16,4 +16,5 @@ urlpatterns = [
     path("games/", include("games.board.urls")),  # public board, overlay (namespace "board")
     path("games/", include("games.exports.urls")),  # xlsx / json exports (namespace "exports")
     path("tournaments/", include("tournaments.urls")),
+    path("", include("players.urls")),  # players, ratings (namespace "players")
 ]

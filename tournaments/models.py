@@ -99,6 +99,8 @@ class Participant(models.Model):
     nickname = models.CharField(_("ник"), max_length=64)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournament_entries", verbose_name=_("пользователь"))
     active = models.BooleanField(_("участвует"), default=True, help_text=_("Снятые участники не попадают в новую рассадку."))
+    # The person (players app): one page and rating across tournaments.
+    player = models.ForeignKey("players.Player", on_delete=models.SET_NULL, null=True, blank=True, related_name="participations", verbose_name=_("игрок"))
 
     class Meta:
         ordering = ["tournament", "nickname"]

@@ -23,7 +23,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from games import services as game_services
-from games.models import Game, GameStatus
+from games.models import Game, GameSeat, GameStatus
 from games.rules import RuleViolation
 from games.rules.regulations import Regulations
 from games.rules.schema import check_text
@@ -359,6 +359,13 @@ def _reseat_game(table: Table, by: Any) -> None:
     players = table_players(table)
     if len(players) == TABLE_SIZE:
         game_services.game_record_action(game=game, action={"do": "seat", "players": players}, expected_seq=None, by=by or game.host)
+        _link_seat_players(table, game)
+
+
+def _link_seat_players(table: Table, game: Game) -> None:
+    """The game's seats link to the participants' players (players app)."""
+    for seat_no, player_id in TableSeat.objects.filter(table=table, participant__player__isnull=False).values_list("seat_no", "participant__player_id"):
+        GameSeat.objects.filter(game=game, seat_no=seat_no).update(player_id=player_id)
 
 
 def table_players(table: Table) -> list[str]:
@@ -409,6 +416,7 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
                 continue
             if replay and locked.game_id is not None:
                 locked.annulled_games.add(locked.game_id)  # W6: the annulled protocol stays in the tournament
+            _link_seat_players(table, game)
             locked.game = game
             locked.counted = False
             locked.save(update_fields=["game", "counted"])

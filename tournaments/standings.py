@@ -130,6 +130,7 @@ class Standing:
     best_move_blacks: int = 0
     roles: dict[str, list[int]] = field(default_factory=lambda: {r: [0, 0] for r in ROLES})  # role -> [games, wins]
     rank: int = 0
+    player_id: int | None = None  # the person's page across tournaments (players app)
     history: list[GameLine] = field(default_factory=list)
 
     @property
@@ -274,8 +275,12 @@ def compute(tournament: Tournament, *, stage: Stage | None = None, policy: Scori
     policy = policy or tournament.policy
     lines, info = tournament_lines(tournament, stage=stage, with_seats=with_history)
     scores = score_lines(lines, policy)
-    participants = {p.pk: p.nickname for p in Participant.objects.filter(tournament=tournament).only("pk", "nickname")}
+    linked = list(Participant.objects.filter(tournament=tournament).values_list("pk", "nickname", "player_id"))
+    participants = {pk: nick for pk, nick, _player in linked}
     rows = aggregate(lines, scores, participants, info if with_history else None)
+    player_of = {pk: player for pk, _nick, player in linked}
+    for row in rows:
+        row.player_id = player_of.get(row.participant_id) if row.participant_id else None
     rank(rows, policy.tiebreakers)
     return Standings(tournament=tournament, policy=policy, rows=rows, scores=scores, lines=lines, stage=stage, games=len(info))
 

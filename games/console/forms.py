@@ -93,6 +93,7 @@ class GameCreateForm(forms.Form):
         initial="random",
         widget=forms.RadioSelect,
     )
+    rated = forms.BooleanField(label=_("Рейтинговая игра: учитывается в рейтинге игроков"), required=False)
 
     def clean_title(self) -> str:
         # The input schema's title rule (no control characters, ≤ 200), so that
