@@ -21,6 +21,7 @@ $(STAMP): $(PY) pyproject.toml
 setup: $(STAMP)
 	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0 || echo "warning: compilemessages failed; the committed .mo catalogues are used"
 	$(PY) manage.py migrate --noinput --verbosity 0
+	$(PY) manage.py collectstatic --noinput --verbosity 0
 
 run: setup
 	$(PY) manage.py demo_data
@@ -44,7 +45,7 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy games tournaments mafia_protocol
+	$(VENV)/bin/mypy games tournaments players mafia_protocol
 	$(VENV)/bin/lint-imports  # the walls between the parts ([tool.importlinter] in pyproject.toml)
 
 messages: $(STAMP)

@@ -77,6 +77,8 @@ class Game(models.Model):
 
     overlay_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
     overlay_delay_seconds = models.PositiveSmallIntegerField(default=0)
+    # Counts for the players' rating once finished (tournament games always do).
+    rated = models.BooleanField(_("rated"), default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -85,6 +87,14 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return self.title or str(_("Game #%(pk)s") % {"pk": self.pk})
+
+    @property
+    def display_title(self) -> str:
+        """The title as the reader sees it: a tournament table's generated
+        title («… · тур 1, стол 1») in the reader's language (games.titles)."""
+        from games.titles import game_title
+
+        return game_title(self.title)
 
     def active_actions(self) -> models.QuerySet[GameAction]:
         return self.actions.filter(undone_at__isnull=True).order_by("seq")
@@ -102,6 +112,8 @@ class GameSeat(models.Model):
     seat_no = models.PositiveSmallIntegerField(_("seat"))
     nickname = models.CharField(_("nickname"), max_length=64)
     role = models.CharField(_("role"), max_length=16, choices=Role.choices, blank=True)
+    # The person on this seat (players app); the typed nickname stays as typed.
+    player = models.ForeignKey("players.Player", on_delete=models.SET_NULL, null=True, blank=True, related_name="seats", verbose_name=_("player"))
 
     class Meta:
         ordering = ["game", "seat_no"]

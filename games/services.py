@@ -55,6 +55,7 @@ from games.rules import (
     validate_log,
 )
 from games.rules.schema import bad_action, check_text
+from games.signals import results_changed
 
 
 class StaleRevision(Exception):
@@ -191,6 +192,19 @@ def game_rebuild_projection(*, game: Game) -> GameState:
     return state
 
 
+def game_set_rated(*, game: Game, rated: bool) -> Game:
+    """The host marks the game as counting for the players' rating (or not)."""
+    with transaction.atomic():
+        locked = _lock(game)
+        if locked.rated != rated:
+            locked.rated = rated
+            locked.save(update_fields=["rated", "updated_at"])
+            if locked.is_over:
+                results_changed.send(sender=Game, game=locked)
+    _copy_fields(locked, game)
+    return game
+
+
 def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game:
     """Store a protocol log (FORMAT.md) as a game, action by action through the engine.
 
@@ -216,6 +230,45 @@ def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game
             except RuleViolation as exc:
                 exc.params.setdefault("index", position)
                 raise
+    return game
+
+
+def game_restore_archived_fields(
+    *,
+    game: Game,
+    created_at: datetime,
+    finished_at: datetime | None,
+    overlay_token: str,
+    overlay_delay_seconds: int,
+    clock: dict[str, Any],
+    action_times: dict[int, tuple[datetime, datetime | None]],
+) -> Game:
+    """Put back what a replay cannot know: when things happened, the overlay link, the clock.
+
+    Only for a game rebuilt from an archive (tournaments/archive.py) whose
+    actions were just replayed through game_record_action / game_undo_last_action:
+    the protocol itself is not touched. `action_times` maps an action's seq to
+    (created_at, undone_at).
+    """
+    with transaction.atomic():
+        locked = _lock(game)
+        Game.objects.filter(pk=locked.pk).update(
+            created_at=created_at,
+            finished_at=finished_at,
+            overlay_token=overlay_token,
+            overlay_delay_seconds=max(0, min(600, int(overlay_delay_seconds))),
+            clock_key=str(clock.get("key", "")),
+            clock_duration_ms=int(clock.get("duration_ms", 0)),
+            clock_started_at=clock.get("started_at"),
+            clock_elapsed_ms=int(clock.get("elapsed_ms", 0)),
+            timeout_since=clock.get("timeout_since"),
+        )
+        for action in locked.actions.all():
+            if action.seq in action_times:
+                created, undone = action_times[action.seq]
+                GameAction.objects.filter(pk=action.pk).update(created_at=created, undone_at=undone if action.undone_at else None)
+        locked.refresh_from_db()
+    _copy_fields(locked, game)
     return game
 
 
@@ -369,8 +422,10 @@ def _sync_seats(game: Game, state: GameState) -> None:
         if seat is None:
             GameSeat.objects.create(game=game, seat_no=seat_no, nickname=nickname, role=role)
         elif seat.nickname != nickname or seat.role != role:
+            if seat.nickname != nickname:
+                seat.player = None  # another person now: linked again by players
             seat.nickname, seat.role = nickname, role
-            seat.save(update_fields=["nickname", "role"])
+            seat.save(update_fields=["nickname", "role", "player"])
 
 
 def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[int, GameAction]) -> None:
@@ -429,6 +484,11 @@ def _captain_seats(state: GameState) -> dict[str, int]:
 
 
 def _sync_results(game: Game, state: GameState) -> None:
+    _write_results(game, state)
+    results_changed.send(sender=Game, game=game)
+
+
+def _write_results(game: Game, state: GameState) -> None:
     game.results.all().delete()
     public = state.public_dict()
     if public["status"] not in ("finished", "annulled"):

@@ -3,10 +3,12 @@
 from django.urls import URLPattern, path
 
 from games.board.consumers import board_socket, overlay_socket
+from players.consumers import ratings_socket
 from tournaments.consumers import standings_socket
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/games/<int:game_id>/board/", board_socket, name="ws-board"),  # type: ignore[arg-type]
     path("ws/games/<int:game_id>/overlay/", overlay_socket, name="ws-overlay"),
     path("ws/tournaments/<int:tournament_id>/standings/", standings_socket, name="ws-tournament-standings"),
+    path("ws/ratings/", ratings_socket, name="ws-ratings"),
 ]

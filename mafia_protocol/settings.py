@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -22,14 +23,52 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
-# The default key is only good for a local demo; DEBUG off without a real key
-# is refused below so a deployment cannot forget it.
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-insecure-mafia-protocol-key-change-me")
-if not DEBUG and SECRET_KEY.startswith("dev-insecure"):
-    raise RuntimeError("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is off.")
+# The default key is only good for a local demo. With DEBUG off a missing,
+# short or placeholder key stops every process (manage.py, daphne) at once
+# with one line, instead of signing sessions with a key anyone can read here.
+DEV_SECRET_KEY = "dev-insecure-mafia-protocol-key-change-me"
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "").strip() or DEV_SECRET_KEY
+
+
+def secret_key_problem(key: str) -> str | None:
+    """Why `key` must not sign a production deployment's sessions, or None."""
+    lowered = key.lower()
+    if key == DEV_SECRET_KEY or not key:
+        return "DJANGO_SECRET_KEY is not set"
+    if lowered.startswith(("dev-insecure", "django-insecure")) or any(w in lowered for w in ("change-me", "changeme", "change_me", "placeholder", "your-secret", "secret-key-here")):
+        return "DJANGO_SECRET_KEY is a placeholder"
+    if len(key) < 50 or len(set(key)) < 5:
+        return "DJANGO_SECRET_KEY is too short (50 random characters or more)"
+    return None
+
+
+if not DEBUG and (problem := secret_key_problem(SECRET_KEY)):
+    # SystemExit with a message prints that one line and exits with status 1.
+    raise SystemExit(f"Refusing to start with DJANGO_DEBUG=0: {problem}. Generate one: python -c 'import secrets; print(secrets.token_urlsafe(50))'")
 
 ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+
+# Behind a TLS proxy (nginx, deploy/nginx-mafia-protocol.conf): the proxy
+# terminates HTTPS and says so in X-Forwarded-Proto, which only the proxy may
+# set (it overwrites whatever the client sent). /healthz stays plain HTTP so
+# the proxy and the supervisor can probe a worker directly.
+HTTPS = env_bool("DJANGO_HTTPS", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    # One year by default; start lower (DJANGO_HSTS_SECONDS=3600) while trying
+    # a new domain, since browsers remember it for the whole max-age.
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", "31536000"))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", False)
+    if not SECURE_HSTS_PRELOAD:
+        # Preloading is a one-way promise for the whole domain that only its
+        # owner can make (hstspreload.org); off is a decision, not an oversight.
+        SILENCED_SYSTEM_CHECKS = ["security.W021"]
 
 INSTALLED_APPS = [
     "daphne",
@@ -43,10 +82,15 @@ INSTALLED_APPS = [
     "django_htmx",
     "games",
     "tournaments",
+    "players",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files from the app itself (no proxy configuration): WhiteNoise
+    # answers /static/ before sessions or auth run.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "mafia_protocol.middleware.SameHostContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "mafia_protocol.middleware.ExplicitLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -57,6 +101,23 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "mafia_protocol.middleware.RefusalReasonMiddleware",
 ]
+
+# Content-Security-Policy on every response (Django's own middleware, with
+# connect-src extended per request to this host's ws:// and wss://, see
+# mafia_protocol/middleware.py). No inline script or style, no eval: every
+# script is a file under static/js, and htmx runs with allowEval off and its
+# indicator <style> off (the htmx-config meta tag in base.html).
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+}
 
 ROOT_URLCONF = "mafia_protocol.urls"
 
@@ -145,7 +206,24 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT", BASE_DIR / "staticfiles"))
+# Production (DEBUG off): `collectstatic` (run by `make setup`) writes hashed,
+# gzip- and brotli-compressed copies; WhiteNoise serves them with a ten-year
+# immutable Cache-Control, and {% static %} names the hashed file. With DEBUG
+# on (make run, the test suite) the plain storage serves the files as they
+# are from static/, so editing a file or running tests never needs a
+# collectstatic first and a missing manifest cannot break a test.
+# Files are looked up again on each request only with DEBUG on (fixed here:
+# the test runner turns settings.DEBUG off, and no collectstatic ran there).
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage",
+    },
+}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -164,3 +242,7 @@ LOGGING = {
         for name in ("django.request", "django.security.csrf", "django.security.DisallowedHost", "django.security.SuspiciousOperation", "django.security.RequestDataTooBig", "django.security.TooManyFieldsSent")
     },
 }
+
+# Players' rating (players/rating.py): K of the Elo update and the start value.
+PLAYERS_RATING_K = float(os.environ.get("PLAYERS_RATING_K", "20"))
+PLAYERS_RATING_INITIAL = 1500.0

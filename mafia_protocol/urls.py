@@ -3,7 +3,10 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from mafia_protocol.health import healthz
+
 urlpatterns = [
+    path("healthz", healthz, name="healthz"),  # for the proxy and the supervisor: no auth, plain HTTP allowed
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -13,4 +16,5 @@ urlpatterns = [
     path("games/", include("games.board.urls")),  # public board, overlay (namespace "board")
     path("games/", include("games.exports.urls")),  # xlsx / json exports (namespace "exports")
     path("tournaments/", include("tournaments.urls")),
+    path("", include("players.urls")),  # players, ratings (namespace "players")
 ]

@@ -43,9 +43,63 @@ def browser():
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            yield b
+            yield CspWatchingBrowser(b)
         finally:
             b.close()
+
+
+# Content-Security-Policy violations seen by any page of any browser test
+# (issue 15): `_fail_on_csp_violation` fails the test that caused them.
+CSP_VIOLATIONS: list[str] = []
+
+# Chromium logs a refused inline script, eval or style to the console itself;
+# the securitypolicyviolation event also catches what it reports only there.
+_CSP_REPORTER = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline") + " at " + (e.sourceFile || document.URL) + ":" + e.lineNumber);
+});
+"""
+
+
+def _watch_page_for_csp(page) -> None:
+    def on_console(msg) -> None:
+        text = msg.text
+        if text.startswith("CSP violation") or "Content Security Policy" in text:
+            CSP_VIOLATIONS.append(f"{page.url}: {text}")
+
+    page.on("console", on_console)
+
+
+class CspWatchingBrowser:
+    """The Playwright browser; every context and page it makes reports CSP violations."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+
+    def __getattr__(self, name: str):
+        return getattr(self._browser, name)
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.add_init_script(script=_CSP_REPORTER)
+        context.on("page", _watch_page_for_csp)
+        return context
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        page.add_init_script(script=_CSP_REPORTER)
+        _watch_page_for_csp(page)
+        return page
+
+
+@pytest.fixture(autouse=True)
+def _fail_on_csp_violation():
+    CSP_VIOLATIONS.clear()
+    yield
+    if CSP_VIOLATIONS:
+        found = list(CSP_VIOLATIONS)
+        CSP_VIOLATIONS.clear()
+        pytest.fail("Content-Security-Policy violations:\n" + "\n".join(found[:20]), pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)

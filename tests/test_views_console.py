@@ -146,7 +146,8 @@ def test_csrf_is_enforced_on_actions(host, game):
 
 @pytest.mark.django_db
 def test_create_keeps_the_typed_order(client_host, host):
-    r = client_host.post(reverse("games:create"), {"title": "Финал", "players": "\n".join(PLAYERS) + "\n\n", "seating": "typed"})
+    # players_confirmed: the host already answered the players' matching (players app)
+    r = client_host.post(reverse("games:create"), {"title": "Финал", "players": "\n".join(PLAYERS) + "\n\n", "seating": "typed", "players_confirmed": "1"})
     game = Game.objects.get(host=host)
     assert r.status_code == 302 and r["Location"] == reverse("games:console", args=[game.pk])
     assert game.action_payloads() == [{"do": "seat", "players": PLAYERS}]
@@ -155,7 +156,7 @@ def test_create_keeps_the_typed_order(client_host, host):
 
 @pytest.mark.django_db
 def test_create_draws_the_seating_and_records_the_seed(client_host, host):
-    client_host.post(reverse("games:create"), {"players": "\n".join(PLAYERS), "seating": "random"})
+    client_host.post(reverse("games:create"), {"players": "\n".join(PLAYERS), "seating": "random", "players_confirmed": "1"})
     game = Game.objects.get(host=host)
     seat = game.action_payloads()[0]
     assert seat["seed"] and seat["seed"] == game.seating_seed
@@ -367,7 +368,8 @@ def test_penalty_with_a_catalogue_reason_stores_its_russian_text(client_host, ho
     r = act(client_host, game, {"do": "foul", "seat": 5, "reason": "flood_spam"})
     assert r.status_code == 200
     game.refresh_from_db()
-    assert game.action_payloads()[-1] == {"do": "foul", "seat": 5, "reason": "Флуд, спам"}
+    # The Russian wording (S4) and the catalogue's code (F16), for every reader's language.
+    assert game.action_payloads()[-1] == {"do": "foul", "seat": 5, "reason": "Флуд, спам", "reason_code": "flood_spam"}
     assert "№5 — фол (1-й): Флуд, спам" in r.content.decode()
     # A typed reason wins over the catalogue.
     act(client_host, game, {"do": "warning", "seat": 5, "reason": "flood_spam", "reason_text": "пение"})

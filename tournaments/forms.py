@@ -68,6 +68,46 @@ class TournamentSettingsForm(forms.Form):
         return users
 
 
+# The page's names of the regulations' settings (never the code names), with
+# the rule each one comes from.
+REGULATION_LABELS = {
+    "dogovorka": _("Договорка, с (N0.3)"),
+    "free_seating": _("Свободная посадка, с (N0.4)"),
+    "speech": _("Речь, с (D1)"),
+    "speech_short": _("Короткая речь при 3 фолах, с (F6)"),
+    "tie_speech": _("Оправдательная речь, с (V8, F5)"),
+    "last_word": _("Последнее слово, с (V12, N5)"),
+    "mafia_shot": _("Выстрел мафии, с (N1)"),
+    "don_check": _("Проверка Дона, с (N1)"),
+    "sheriff_check": _("Проверка Шерифа, с (N1)"),
+    "best_move": _("Лучший ход, с (N6)"),
+    "tech_pause": _("Технический перерыв, с (D7)"),
+    "gesture_countdown": _("Отсчёт перед жестом, с (V1)"),
+    "vote_per_candidate": _("Голосование за кандидата, с (V2)"),
+    "warning_at": _("Сигнал «10 секунд», с до конца (D1, T2)"),
+    "winks_per_player": _("Подмигиваний на игрока (N12)"),
+    "tech_pauses_per_player_round": _("Тех. перерывов на игрока за тур (D7)"),
+    "tech_pauses_per_player_game": _("Тех. перерывов на игрока за игру (D7)"),
+    "tech_pauses_per_round": _("Тех. перерывов за тур (D7)"),
+    "tech_pauses_per_game": _("Тех. перерывов за игру (D7)"),
+    "fouls_to_mute": _("Фолов до лишения речи (F2, D6)"),
+    "fouls_to_remove": _("Фолов до удаления (F3)"),
+    "warnings_to_remove": _("Предупреждений до удаления (F4)"),
+    "best_move_seats": _("Номеров в лучшем ходе (N6)"),
+    "lift_majority": _("Большинство при подъёме всех (V10)"),
+    "allow_self_nomination": _("Можно выставить себя (D3)"),
+    "day1_split_min": _("Ничья Дня 1: кандидатов для окончания дня (V6)"),
+    "short_speech_min_players": _("Короткая речь: от игроков за столом (F6)"),
+    "short_speech_max_players": _("Короткая речь: до игроков за столом (F6)"),
+    "best_move_blocked_day1_leavers": _("Нет лучшего хода, если ушло в День 1 (N9)"),
+    "draw_nights": _("Ночей без изменений для ничьей (W4)"),
+}
+LIFT_MAJORITY_LABELS = {
+    "more_than_half": _("больше половины"),
+    "half_or_more": _("половина или больше"),
+}
+
+
 class RegulationsForm(forms.Form):
     """Every setting of games.rules.Regulations, as typed fields (RULES.md INTERP lines)."""
 
@@ -76,14 +116,15 @@ class RegulationsForm(forms.Form):
         regs = initial_regs or Regulations()
         for f in dc_fields(Regulations):
             value = getattr(regs, f.name)
+            label = REGULATION_LABELS.get(f.name, f.name)
             if isinstance(value, bool):
-                self.fields[f.name] = forms.BooleanField(label=f.name, required=False, initial=value)
+                self.fields[f.name] = forms.BooleanField(label=label, required=False, initial=value)
             elif isinstance(value, int):
-                self.fields[f.name] = forms.IntegerField(label=f.name, min_value=0, max_value=3600, initial=value)
+                self.fields[f.name] = forms.IntegerField(label=label, min_value=0, max_value=3600, initial=value)
             elif f.name == "lift_majority":
-                self.fields[f.name] = forms.ChoiceField(label=f.name, choices=[(c, c) for c in LIFT_MAJORITIES], initial=value)
+                self.fields[f.name] = forms.ChoiceField(label=label, choices=[(c, LIFT_MAJORITY_LABELS.get(c, c)) for c in LIFT_MAJORITIES], initial=value)
             else:
-                self.fields[f.name] = forms.CharField(label=f.name, initial=value)
+                self.fields[f.name] = forms.CharField(label=label, initial=value)
 
     def regulations(self) -> Regulations:
         return Regulations.from_dict(dict(self.cleaned_data))

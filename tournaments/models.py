@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from games.titles import revision_note, stage_name
 from tournaments.scoring import DEFAULT_PRESET, PRESETS, ScoringPolicy
 
 
@@ -84,6 +85,11 @@ class ScoringRevision(models.Model):
         ordering = ["tournament", "-number"]
         constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="unique_scoring_revision")]
 
+    @property
+    def display_note(self) -> str:
+        """The app's own note («Создан турнир») in the reader's language."""
+        return revision_note(self.note)
+
     def __str__(self) -> str:
         return f"{self.tournament} v{self.number}"
 
@@ -93,6 +99,8 @@ class Participant(models.Model):
     nickname = models.CharField(_("ник"), max_length=64)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournament_entries", verbose_name=_("пользователь"))
     active = models.BooleanField(_("участвует"), default=True, help_text=_("Снятые участники не попадают в новую рассадку."))
+    # The person (players app): one page and rating across tournaments.
+    player = models.ForeignKey("players.Player", on_delete=models.SET_NULL, null=True, blank=True, related_name="participations", verbose_name=_("игрок"))
 
     class Meta:
         ordering = ["tournament", "nickname"]
@@ -117,6 +125,11 @@ class Stage(models.Model):
         verbose_name = _("этап")
         verbose_name_plural = _("этапы")
 
+    @property
+    def display_name(self) -> str:
+        """«Этап 1», the default name, in the reader's language; a typed name as typed."""
+        return stage_name(self.name)
+
     def __str__(self) -> str:
         return self.name
 
@@ -140,6 +153,10 @@ class Table(models.Model):
     number = models.PositiveSmallIntegerField(_("стол"))
     host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournament_tables", verbose_name=_("ведущий"))
     game = models.OneToOneField("games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="tournament_table", verbose_name=_("игра"))
+    # Games of this table annulled and replayed (W6: a replay is ordered, the
+    # protocol is kept): they stay in the tournament's workbook and the
+    # players' histories, marked, and are never counted.
+    annulled_games = models.ManyToManyField("games.Game", blank=True, related_name="annulled_tournament_tables", verbose_name=_("аннулированные игры"))
     # Whether the last standings push for this table counted a finished game:
     # an undo that reopens it must push the standings again (consumers.py).
     counted = models.BooleanField(default=False, editable=False)

@@ -23,10 +23,11 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from games import services as game_services
-from games.models import Game, GameStatus
+from games.models import Game, GameSeat, GameStatus
 from games.rules import RuleViolation
 from games.rules.regulations import Regulations
 from games.rules.schema import check_text
+from games.titles import STAGE_NAME, TOURNAMENT_CREATED, table_game_title
 from tournaments import seating
 from tournaments.models import (
     ExtraPoints,
@@ -72,7 +73,7 @@ def tournament_create(
         t = Tournament.objects.create(name=name, starts_on=starts_on, ends_on=ends_on, regulations=regs, scoring=dict(PRESETS[preset]), scoring_preset=preset, scoring_revision=1)
         if organizer is not None:
             t.organizers.add(organizer)
-        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_("Создан турнир"))
+        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_(TOURNAMENT_CREATED))
     return t
 
 
@@ -220,7 +221,7 @@ def participant_set_active(*, participant: Participant, active: bool) -> Partici
 
 def stage_create(*, tournament: Tournament, name: str = "") -> Stage:
     order = (tournament.stages.aggregate(m=Max("order"))["m"] or 0) + 1
-    return Stage.objects.create(tournament=tournament, name=name or _("Этап %(n)s") % {"n": order}, order=order)
+    return Stage.objects.create(tournament=tournament, name=name or _(STAGE_NAME) % {"n": order}, order=order)
 
 
 def round_create(*, stage: Stage, tables: int = 0) -> Round:
@@ -358,6 +359,13 @@ def _reseat_game(table: Table, by: Any) -> None:
     players = table_players(table)
     if len(players) == TABLE_SIZE:
         game_services.game_record_action(game=game, action={"do": "seat", "players": players}, expected_seq=None, by=by or game.host)
+        _link_seat_players(table, game)
+
+
+def _link_seat_players(table: Table, game: Game) -> None:
+    """The game's seats link to the participants' players (players app)."""
+    for seat_no, player_id in TableSeat.objects.filter(table=table, participant__player__isnull=False).values_list("seat_no", "participant__player_id"):
+        GameSeat.objects.filter(game=game, seat_no=seat_no).update(player_id=player_id)
 
 
 def table_players(table: Table) -> list[str]:
@@ -377,7 +385,8 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
     Each game is created for the table's host (it shows in his «Мои игры»),
     seated from the table, under the tournament's Regulations. A table whose
     game was annulled (W6: a replay is ordered) gets a new game; the annulled
-    one keeps its protocol in the games app but leaves the table.
+    one stays linked to the table (``Table.annulled_games``), marked and not
+    counted, in the workbook and the players' histories.
     """
     tournament = round.stage.tournament
     regs = Regulations.from_dict(tournament.regulations or {})
@@ -397,9 +406,7 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             locked = Table.objects.select_for_update().get(pk=table.pk)
             if locked.game_id != table.game_id:
                 continue  # started meanwhile
-            title = f"{tournament.name} · {round.stage.name} · " + _("тур %(r)s, стол %(t)s") % {"r": round.number, "t": table.number}
-            if replay:
-                title += " · " + _("переигровка")
+            title = table_game_title(tournament.name, round.stage.name, round.number, table.number, replay=bool(replay))
             try:
                 game = game_services.game_create(host=table.host, title=_CONTROL.sub("", title)[:200].strip(), players=players, regulations=regs)
             except RuleViolation as exc:
@@ -407,6 +414,9 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
                 # the schema existed): the table is named, nothing is created.
                 result.skipped.append((table, exc.message))
                 continue
+            if replay and locked.game_id is not None:
+                locked.annulled_games.add(locked.game_id)  # W6: the annulled protocol stays in the tournament
+            _link_seat_players(table, game)
             locked.game = game
             locked.counted = False
             locked.save(update_fields=["game", "counted"])

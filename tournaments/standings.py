@@ -75,6 +75,38 @@ class GameLine:
 
 
 @dataclass
+class AnnulledGame:
+    """A game of a player annulled by the host (W6): kept in his history, never counted."""
+
+    game_id: int
+    stage_name: str
+    round_no: int
+    table_no: int
+    seat_no: int
+    order: tuple[int, int, int]
+
+
+def annulled_history(tournament: Tournament, participant_id: int) -> list[AnnulledGame]:
+    """The annulled games at the tables where the participant was seated, in tournament order."""
+    seats = (
+        TableSeat.objects.filter(participant_id=participant_id, table__round__stage__tournament=tournament)
+        .select_related("table__round__stage", "table__game")
+        .prefetch_related("table__annulled_games")
+    )
+    out: list[AnnulledGame] = []
+    for s in seats:
+        tb = s.table
+        ids = [g.pk for g in tb.annulled_games.all()]
+        if tb.game is not None and tb.game.status == GameStatus.ANNULLED:
+            ids.append(tb.game.pk)
+        stage = tb.round.stage
+        for gid in sorted(ids):
+            out.append(AnnulledGame(gid, stage.name, tb.round.number, tb.number, s.seat_no, (stage.order, tb.round.number, tb.number)))
+    out.sort(key=lambda a: (a.order, a.game_id))
+    return out
+
+
+@dataclass
 class Standing:
     key: Any
     participant_id: int | None
@@ -98,6 +130,7 @@ class Standing:
     best_move_blacks: int = 0
     roles: dict[str, list[int]] = field(default_factory=lambda: {r: [0, 0] for r in ROLES})  # role -> [games, wins]
     rank: int = 0
+    player_id: int | None = None  # the person's page across tournaments (players app)
     history: list[GameLine] = field(default_factory=list)
 
     @property
@@ -242,8 +275,12 @@ def compute(tournament: Tournament, *, stage: Stage | None = None, policy: Scori
     policy = policy or tournament.policy
     lines, info = tournament_lines(tournament, stage=stage, with_seats=with_history)
     scores = score_lines(lines, policy)
-    participants = {p.pk: p.nickname for p in Participant.objects.filter(tournament=tournament).only("pk", "nickname")}
+    linked = list(Participant.objects.filter(tournament=tournament).values_list("pk", "nickname", "player_id"))
+    participants = {pk: nick for pk, nick, _player in linked}
     rows = aggregate(lines, scores, participants, info if with_history else None)
+    player_of = {pk: player for pk, _nick, player in linked}
+    for row in rows:
+        row.player_id = player_of.get(row.participant_id) if row.participant_id else None
     rank(rows, policy.tiebreakers)
     return Standings(tournament=tournament, policy=policy, rows=rows, scores=scores, lines=lines, stage=stage, games=len(info))
 

@@ -12,6 +12,7 @@ urlpatterns = [
     path("<int:pk>/", views.tournament_detail, name="detail"),
     path("<int:pk>/settings/", views.tournament_settings, name="settings"),
     path("<int:pk>/participants/", views.participants_add, name="participants_add"),
+    path("<int:pk>/participants/players/", views.participants_players, name="participants_players"),
     path("<int:pk>/participants/<int:pid>/toggle/", views.participant_toggle, name="participant_toggle"),
     path("<int:pk>/stages/new/", views.stage_create, name="stage_create"),
     path("<int:pk>/stages/<int:sid>/", views.stage_detail, name="stage"),

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from games.models import Game
 from games.permissions import user_can_edit_game
 from games.rules.regulations import Regulations
+from players import services as players_services
 from tournaments import exports, services, standings
 from tournaments.forms import (
     PRESET_LABELS,
@@ -94,10 +95,14 @@ def _detail_context(request: HttpRequest, t: Tournament) -> dict[str, Any]:
     my_tables = []
     if request.user.is_authenticated:
         my_tables = list(Table.objects.filter(round__stage__tournament=t, host=request.user).select_related("round__stage", "game").order_by("round__stage__order", "round__number", "number"))
+    is_organizer = t.is_organizer(request.user)
+    participants = list(t.participants.order_by("nickname"))
     return {
         "tournament": t,
-        "is_organizer": t.is_organizer(request.user),
-        "participants": list(t.participants.order_by("nickname")),
+        "is_organizer": is_organizer,
+        "participants": participants,
+        # Participants whose player a person must choose (players app).
+        "unlinked": players_services.participants_link_known(participants=participants, link=False) if is_organizer else [],
         "stages": stages,
         "participants_form": ParticipantsForm(),
         "stage_form": StageForm(),
@@ -155,6 +160,7 @@ def participants_add(request: HttpRequest, pk: int) -> HttpResponse:
             if upload is not None:
                 entries += services.parse_participants_file(upload.name, upload.read())
             result = services.participants_add(tournament=t, entries=entries)
+            players_services.participants_link_known(participants=result.created)
             form = ParticipantsForm()
         except services.TournamentError as exc:
             error = exc.message
@@ -162,6 +168,23 @@ def participants_add(request: HttpRequest, pk: int) -> HttpResponse:
     if _is_htmx(request):
         return render(request, "tournaments/detail.html#participants", ctx, status=200 if not (form.errors or error) else 422)
     return render(request, "tournaments/detail.html", ctx)
+
+
+@login_required
+@require_POST
+def participants_players(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer's choice of player for participants that matched nobody exactly."""
+    t = _organized(request, pk)
+    choices = {int(k.removeprefix("player-")): str(v) for k, v in request.POST.items() if k.startswith("player-") and k.removeprefix("player-").isdigit() and v}
+    error = ""
+    try:
+        players_services.participants_confirm(tournament=t, choices=choices)
+    except players_services.PlayerError as exc:
+        error = exc.message
+    ctx = _detail_context(request, t) | {"import_error": error}
+    if _is_htmx(request):
+        return render(request, "tournaments/detail.html#participants", ctx, status=422 if error else 200)
+    return redirect("tournaments:detail", pk=t.pk)
 
 
 @login_required
@@ -398,7 +421,8 @@ def scoring(request: HttpRequest, pk: int) -> HttpResponse:
             "is_organizer": is_organizer,
             "presets": [(k, PRESET_LABELS.get(k, k)) for k in PRESETS],
             "chosen": chosen if chosen in PRESETS else t.scoring_preset,
-            "revisions": t.scoring_revisions.select_related("created_by")[:20],
+            # Each revision with its preset's name (never the key, "cristalix").
+            "revisions": [(rev, PRESET_LABELS.get(rev.preset, rev.preset)) for rev in t.scoring_revisions.select_related("created_by")[:20]],
             "policy": t.policy,
             "tiebreaker_labels": [TIEBREAKER_LABELS.get(k, k) for k in t.policy.tiebreakers],
         },
@@ -434,7 +458,8 @@ def player_page(request: HttpRequest, pk: int, pid: int) -> HttpResponse:
     p = get_object_or_404(Participant, pk=pid, tournament=t)
     data = standings.compute(t, with_history=True)
     row = data.by_participant().get(p.pk)
-    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "policy": data.policy, "is_organizer": t.is_organizer(request.user)})
+    annulled = standings.annulled_history(t, p.pk)
+    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "annulled": annulled, "policy": data.policy, "is_organizer": t.is_organizer(request.user)})
 
 
 def standings_xlsx(request: HttpRequest, pk: int) -> HttpResponse:

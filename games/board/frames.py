@@ -45,8 +45,8 @@ from django.db import close_old_connections, transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import get_language, override, pgettext
 from django.utils.translation import gettext as _
-from django.utils.translation import override, pgettext
 
 from games import clock
 from games.board.fanout import peek_hub
@@ -61,6 +61,7 @@ from games.models import (
 )
 from games.reading import game_regulations, game_state
 from games.rules import replay
+from games.rules.catalogue import reason_text
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +211,7 @@ def _clock_text(ms: int) -> str:
 
 
 def public_title(game: Game) -> str:
-    return game.title or str(_("Игра №%(pk)s") % {"pk": game.pk})
+    return game.display_title or str(_("Игра №%(pk)s") % {"pk": game.pk})
 
 
 def _ms(dt: datetime | None) -> int:
@@ -388,7 +389,9 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
                 "kind": str(kinds.get(e.get("kind", ""), e.get("kind", ""))),
                 "seat": nick(e["seat"]) if e.get("seat") else "",
                 "when": _phase_label(e.get("phase"), e.get("day")),
-                "reason": e.get("reason") or "",
+                # The state keeps the stored (Russian) wording of a catalogue
+                # reason: it is shown in the reader's language (F16).
+                "reason": reason_text(e.get("reason") or "", None, get_language() or "ru"),
             }
         )
     winks = [{"by": nick(e.get("by")), "target": nick(e.get("target")), "when": _phase_label(e.get("phase"), e.get("day"))} for e in _record(state, "winks")]
@@ -455,7 +458,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         )
     return {
         "game_id": game.pk,
-        "title": game.title,
+        "title": game.display_title,
         "seq": seq,
         "at": at,
         "as_of": as_of is not None,

@@ -91,7 +91,7 @@ def overlay_page(request: HttpRequest, game_id: int, token: str | None = None) -
         "games/overlay.html",
         {
             "frame_html": frame.html,
-            "title": game.title,
+            "title": game.display_title,
             "ws_path": _ws_path("overlay", game.pk, token=game.overlay_token, lang=lang),
             "snapshot_url": reverse("board:overlay-snapshot", args=[game.pk]) + "?" + urlencode({"token": game.overlay_token, "lang": lang}),
         },

@@ -125,6 +125,7 @@ class GameCreateForm(forms.Form):
         initial="random",
         widget=forms.RadioSelect,
     )
+    rated = forms.BooleanField(label=_("Рейтинговая игра: учитывается в рейтинге игроков"), required=False)
 
     def clean_title(self) -> str:
         # The input schema's title rule (no control characters, ≤ 200), so that
@@ -187,17 +188,30 @@ def _seats(data: QueryDict, name: str) -> list[int]:
     return out
 
 
-def _reason(data: QueryDict) -> str | None:
-    """A typed reason wins over the catalogue's pick (F16)."""
+def _reason(data: QueryDict) -> tuple[str | None, str | None]:
+    """The reason and, for a catalogue pick, its code (F16).
+
+    A typed reason wins over the catalogue's pick. A catalogue pick is
+    stored as its Russian wording (the protocol's language is Russian, S4)
+    together with its stable code (``reason_code``, an added key of the
+    penalty action), so that every reader sees it in his own language.
+    """
     typed = (data.get("reason_text") or "").strip()
     picked = (data.get("reason") or "").strip()
-    # A catalogue code is stored as its Russian wording: the protocol's
-    # language is Russian (S4) whatever the host's UI language.
     entry = catalogue_reason(picked) if picked else None
     reason = typed or (entry["text_ru"] if entry else picked)
     if len(reason) > MAX_REASON:
         raise ActionFormError("reason", gettext("не длиннее %(n)s символов") % {"n": MAX_REASON})
-    return reason or None
+    code = str(entry["code"]) if entry and not typed else None
+    return reason or None, code
+
+
+def _put_reason(action: dict[str, Any], data: QueryDict) -> None:
+    reason, code = _reason(data)
+    if reason:
+        action["reason"] = reason
+    if code:
+        action["reason_code"] = code
 
 
 def parse_action(data: QueryDict, *, index: int | None = None) -> dict[str, Any]:
@@ -277,9 +291,7 @@ def _form_action(data: QueryDict) -> dict[str, Any]:
             raise ActionFormError("mode", gettext("«Принято», «Не принят» или «Пас»"))
     elif do in PENALTY_KINDS:
         action["seat"] = _seat(data, "seat")
-        reason = _reason(data)
-        if reason:
-            action["reason"] = reason
+        _put_reason(action, data)
     elif do == "ppk":
         team = _one(data, "team")
         if team not in ("red", "black"):
@@ -288,16 +300,15 @@ def _form_action(data: QueryDict) -> dict[str, Any]:
         seat = _seat(data, "seat", required=False)
         if seat is not None:
             action["seat"] = seat
-        reason = _reason(data)
-        if reason:
-            action["reason"] = reason
+        _put_reason(action, data)
     elif do == "wink":
         action["by"] = _seat(data, "by")
         action["target"] = _seat(data, "target")
     elif do == "tech_pause":
         action["seat"] = _seat(data, "seat")
     elif do == "annul":
-        reason = _reason(data)
+        # W6: no catalogue for an annulment, so no code (the schema allows none).
+        reason, _code = _reason(data)
         if reason:
             action["reason"] = reason
     return action

@@ -31,6 +31,7 @@ from django.utils.translation import get_language, gettext, override, pgettext
 
 from games.console.forms import FIELD_LABELS, field_label
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
+from games.rules.catalogue import reason_text
 
 # The separator line of V1, exactly as the regulations print it.
 VOTE_LINE = "--------------"
@@ -473,8 +474,9 @@ def describe(action: dict[str, Any], before: GameState, after: GameState, index:
         parts.append(gettext("технический перерыв %(s)s") % {"s": _seat(action.get("seat"))})
     elif do == "annul":
         text = gettext("игра аннулирована: переигровка (W6)")
-        if action.get("reason"):
-            text += f" — {action['reason']}"
+        reason = _reason_for_reader(action.get("reason"), action.get("reason_code"))
+        if reason:
+            text += f" — {reason}"
         parts.append(text)
     else:
         parts.append(str(do))
@@ -603,10 +605,15 @@ def _describe_penalty(do: str, action: dict[str, Any], after: GameState, index: 
         text = gettext("%(s)s — дисквалифицирующий фол") % {"s": _seat(seat)}
     else:
         text = gettext("%(s)s снят с игры (X4)") % {"s": _seat(seat)}
-    reason = e.get("reason") or action.get("reason")
+    reason = _reason_for_reader(e.get("reason") or action.get("reason"), action.get("reason_code"))
     if reason:
         text += f": {reason}"
     return text
+
+
+def _reason_for_reader(reason: Any, code: Any) -> str:
+    """A catalogue reason in the reader's language; a typed one as typed (F16)."""
+    return reason_text(reason if isinstance(reason, str) else None, code if isinstance(code, str) else None, get_language() or "ru")
 
 
 def _consequences(before: GameState, after: GameState, index: int, do: Any) -> list[str]:

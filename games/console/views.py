@@ -126,28 +126,41 @@ def game_list(request: HttpRequest) -> HttpResponse:
 @host_required
 @require_http_methods(["GET", "POST"])
 def game_create(request: HttpRequest) -> HttpResponse:
+    # Imported here: players builds on games, not the other way round.
+    from players import names as player_services
+
     form = GameCreateForm(request.POST or None)
+    matching = None
     if request.method == "POST" and form.is_valid():
         players = form.cleaned_data["players"]
-        seed = ""
-        if form.cleaned_data["seating"] == "random":
-            # S1: a random seating, reproducible from the seed kept in the log.
-            players, seed = services.draw_seating(players)
-        try:
-            game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
-        except RuleViolation as exc:  # the form checks the same rules; never a 500 if they drift apart
-            form.add_error(None, pt.violation_text(exc))
-        else:
-            return redirect("games:console", pk=game.pk)
+        # Typed nicknames are matched to players; close or unknown ones are
+        # confirmed once by the host before the game is created.
+        matching = player_services.seating_check(players, request.POST)
+        if not matching.pending:
+            typed = list(players)
+            seed = ""
+            if form.cleaned_data["seating"] == "random":
+                # S1: a random seating, reproducible from the seed kept in the log.
+                players, seed = services.draw_seating(players)
+            try:
+                game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
+            except RuleViolation as exc:  # the form checks the same rules; never a 500 if they drift apart
+                form.add_error(None, pt.violation_text(exc))
+            else:
+                player_services.seat_players(game=game, nicknames=typed, resolution=matching)
+                if form.cleaned_data.get("rated"):
+                    services.game_set_rated(game=game, rated=True)
+                return redirect("games:console", pk=game.pk)
     known = (
         GameSeat.objects.filter(game__host_id=request.user.pk)
         .values("nickname")
         .annotate(n=Count("id"))
         .order_by("-n", "nickname")[:60]
     )
+    pending = [(i, matching.matches[i]) for i in matching.pending] if matching else []
     # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
     ordered = sorted(known, key=lambda k: (-k["n"], k["nickname"].casefold().replace("ё", "е"), k["nickname"]))
-    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered]})
+    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending})
 
 
 # --- the console ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from games.exports.protocols import GameProtocol
 from games.exports.record import (
     _best_move_verdict,
     _check_answer,
+    _int_keys,
     _phase_label,
     _reason_text,
     _record,
@@ -29,13 +30,32 @@ def _seats_text(seats: Any) -> str:
     return ", ".join(str(s) for s in seats or []) or "—"
 
 
+def _by_seat(mapping: Any) -> list[tuple[Any, Any]]:
+    """A payload's seat-keyed object in seat order: PostgreSQL's jsonb does not
+    keep the order the keys were written in, SQLite does."""
+    items = list((mapping or {}).items())
+    return sorted(items, key=lambda kv: (0, int(kv[0])) if str(kv[0]).isdigit() else (1, str(kv[0])))
+
+
+def _canonical_payload(value: Any) -> Any:
+    """`do` first, then the other keys in order (seat numbers as numbers), at
+    every depth: PostgreSQL's jsonb keeps no key order (SQLite does), and the
+    same log must give the same workbook on both."""
+    if isinstance(value, dict):
+        order = sorted(value, key=lambda k: (k != "do", (0, int(k), "") if str(k).isdigit() else (1, 0, str(k))))
+        return {k: _canonical_payload(value[k]) for k in order}
+    if isinstance(value, list):
+        return [_canonical_payload(v) for v in value]
+    return value
+
+
 def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[Any, Any, Any, Any] | None = None, state: GameState | None = None) -> str:
     """A readable line for one host action (the «Журнал» sheet)."""
     lang = normalize_lang(lang)
     ru = lang == "ru"
     do = payload.get("do", "")
     seat = payload.get("seat")
-    reason = _reason_text(str(payload.get("reason") or ""), lang)
+    reason = _reason_text(str(payload.get("reason") or ""), lang, payload.get("reason_code"))
     tail = f" — {reason}" if reason else ""
     if do == "seat":
         players = payload.get("players") or []
@@ -60,15 +80,14 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "nominate":
         return ("Выставление: " if ru else "Nomination: ") + f"{payload.get('by')} → {payload.get('target')}"
     if do == "votes":
-        given = {c: v for c, v in (payload.get("for") or {}).items() if v}
-        parts = [f"{c}: {_seats_text(v)}" for c, v in given.items()]
+        parts = [f"{c}: {_seats_text(v)}" for c, v in _by_seat(payload.get("for")) if v]
         # Nobody raised a hand: every vote went to the last candidate by V4 (issue 12-9).
         v4 = "все голоса по умолчанию последней кандидатуре (V4)" if ru else "every vote to the last candidate by default (V4)"
         return ("Голосование — " if ru else "Vote — ") + ("; ".join(parts) or v4)
     if do == "lift_vote":
         return ("Подъём — за: " if ru else "Lift vote — yes: ") + _seats_text(payload.get("yes"))
     if do == "shots":
-        parts = [f"{b} → {t if t is not None else '—'}" for b, t in (payload.get("by") or {}).items()]
+        parts = [f"{b} → {t if t is not None else '—'}" for b, t in _by_seat(payload.get("by"))]
         return ("Выстрелы: " if ru else "Shots: ") + ("; ".join(parts) or "—")
     if do in ("don_check", "sheriff_check"):
         who = ("Дон" if do == "don_check" else "Шериф") if ru else ("Don" if do == "don_check" else "Sheriff")
@@ -85,7 +104,7 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "ppk":
         team = payload.get("team")
         team_text = LABELS[lang]["team_red" if team == "red" else "team_black"]
-        return f"ППК: {team_text}" + (f" ({seat})" if seat else "") + tail
+        return f"{LABELS[lang]['ppk_name']}: {team_text}" + (f" ({seat})" if seat else "") + tail
     if do == "wink":
         return ("Подмигивание: " if ru else "Wink: ") + f"{payload.get('by')} → {payload.get('target')}"
     if do == "tech_pause":
@@ -93,6 +112,40 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "annul":
         return ("Игра аннулирована" if ru else "Game annulled") + tail
     return str(do)
+
+
+def voters_text(vote: dict[str, Any], lang: str) -> str:
+    """Every voter of one round (the record, not the host's payload): the
+    voters V4 gave to the last candidate are marked «*»."""
+    ru = lang == "ru"
+    mark = LABELS[lang]["auto_mark"]
+    if vote.get("kind") == "lift":
+        yes = _seats_text(vote.get("yes"))
+        no = _seats_text(vote.get("no"))
+        return ("Подъём — за: " if ru else "Lift vote — yes: ") + yes + ("; против: " if ru else "; no: ") + no
+    auto = {int(v) for v in vote.get("auto") or []}
+    by_candidate: dict[int, list[int]] = {int(c): [] for c in vote.get("candidates") or []}
+    for voter, cand in sorted(_int_keys(vote.get("ballots")).items()):
+        by_candidate.setdefault(int(cand), []).append(voter)
+    parts = []
+    for cand, voters in by_candidate.items():
+        names = ", ".join(f"{v}{mark if v in auto else ''}" for v in voters) or "—"
+        parts.append(f"{cand} ({len(voters)}): {names}")
+    head = ("Голосование — " if ru else "Vote — ") if vote.get("kind") == "vote" else ("Переголосование — " if ru else "Revote — ")
+    text = head + "; ".join(parts)
+    if auto:
+        text += f" ({mark} V4)"
+    return text
+
+
+def _vote_texts(proto: GameProtocol, lang: str) -> dict[int, str]:
+    """seq of each votes / lift_vote action -> every voter of that round."""
+    out: dict[int, str] = {}
+    for vote in _record(proto.state, "votes"):
+        index = vote.get("index")
+        if isinstance(index, int) and 0 <= index < len(proto.seq_by_index):
+            out[proto.seq_by_index[index]] = voters_text(vote, lang)
+    return out
 
 
 def _record_notes(proto: GameProtocol, lang: str) -> dict[int, str]:
@@ -145,6 +198,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
         live, dead = ["td_bold", *live], ["td_bold", *dead]
     for proto in protos:
         notes = _record_notes(proto, lang)
+        votes = _vote_texts(proto, lang)
         for entry in proto.entries:
             ctx = proto.contexts.get(entry.seq)
             phase = ""
@@ -157,11 +211,11 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
                 entry.seq,
                 entry.created_at,
                 phase,
-                describe_action(entry.payload, lang, ctx, proto.state),
+                votes.get(entry.seq) if not entry.undone and entry.seq in votes else describe_action(entry.payload, lang, ctx, proto.state),
                 "" if entry.undone else notes.get(entry.seq, ""),
                 entry.by,
                 L["undone_at"].format(time=entry.undone_at.strftime("%H:%M:%S")) if entry.undone_at else "",
-                json.dumps(entry.payload, ensure_ascii=False, separators=(",", ":")),
+                json.dumps(_canonical_payload(entry.payload), ensure_ascii=False, separators=(",", ":")),
             ]
             if many:
                 values = [f"#{proto.header.game_id}", *values]

@@ -49,17 +49,12 @@ def _int_keys(mapping: Any) -> dict[int, Any]:
     return out
 
 
-def _reason_text(reason: str, lang: str) -> str:
-    if not reason:
-        return ""
-    try:
-        from games.rules.catalogue import PENALTY_REASONS
-    except ImportError:
-        return reason
-    for item in PENALTY_REASONS:
-        if item.get("code") == reason:
-            return str(item.get("text_en" if lang == "en" else "text_ru") or reason)
-    return reason
+def _reason_text(reason: str, lang: str, code: Any = None) -> str:
+    """A catalogue reason in the workbook's language (by its stored code, or
+    its stored wording in older logs); a typed reason as typed (F16)."""
+    from games.rules.catalogue import reason_text
+
+    return reason_text(reason or None, code if isinstance(code, str) else None, lang)
 
 
 def _winner_text(state: GameState, lang: str) -> str:
@@ -76,16 +71,20 @@ def _winner_text(state: GameState, lang: str) -> str:
     return text
 
 
-def _points(proto: GameProtocol, seat: int) -> tuple[Any, Any, Any]:
+def _points(proto: GameProtocol, seat: int, lang: str = "ru") -> tuple[Any, Any, Any, Any]:
+    """(points, extra, Ci, best-move points) of a seat; blanks where none apply."""
     if proto.scores:
         row = proto.scores.get(seat) or {}
-        # Extra points and Ci are left blank when there are none, as on paper.
-        return row.get("points"), row.get("extra") or None, row.get("ci") or None
+        # Extra points, Ci and best-move points are left blank when there are none, as on paper.
+        return row.get("points"), row.get("extra") or None, row.get("ci") or None, row.get("best_move") or None
     state = proto.state
-    # Outside a tournament: the result itself (win 1, loss 0); nothing before the end.
+    # Outside a tournament: the result itself (win 1, loss 0; a draw is
+    # written as such, W4); nothing before the end.
     if state.status != "finished" or state.winner not in ("red", "black", "draw"):
-        return None, None, None
-    return (1 if state.team_of(seat) == state.winner else 0), None, None
+        return None, None, None, None
+    if state.winner == "draw":
+        return LABELS[lang]["draw_short"], None, None, None
+    return (1 if state.team_of(seat) == state.winner else 0), None, None, None
 
 
 def _best_move_verdict(bm: dict[str, Any] | None, lang: str) -> str:

@@ -50,16 +50,16 @@ PENALTY_REASONS: list[dict[str, Any]] = [
     _r("foreign_language", "foul", "F16", "Сокрытие информации путём её озвучивания или написания на иностранном языке", "Hiding information by saying or writing it in a foreign language"),
     _r("offensive_emoji", "foul", "F16", "Эмодзи и фотографии для оскорбления или провокации игроков", "Emoji or pictures used to insult or provoke players"),
     _r("emotional_pressure", "foul", "F16", "Намеренная демонстрация изменения эмоционального состояния для психологического давления", "Deliberately showing a changed emotional state to put pressure on players"),
-    _r("ppk_threat", "foul", "F16", "Выражения и жестикуляция с угрозой ППК при выведении игрока", "Words or gestures threatening a ППК when a player is eliminated"),
-    _r("shout_before_night", "foul", "F12", "Выкрик между прощальной речью и фразой «В городе ночь»", "A shout between a farewell speech and «В городе ночь»"),
+    _r("ppk_threat", "foul", "F16", "Выражения и жестикуляция с угрозой ППК при выведении игрока", "Words or gestures threatening a team loss (PPK) when a player is eliminated"),
+    _r("shout_before_night", "foul", "F12", "Выкрик между прощальной речью и фразой «В городе ночь»", "A shout between a farewell speech and “Night falls”"),
     # --- warnings (F4; lines 245–253) ----------------------------------------------------------------
     _r("calm_down", "warning", "F4", "Вернуть Игрока в спокойное эмоциональное состояние, взять Игру под контроль", "To calm a player down and keep the game under control"),
-    _r("ambiguous_context", "warning", "F4", "Возможны двойные толкования; нет уверенности для удаления или ППК", "The situation allows two readings; not certain enough for a removal or ППК"),
+    _r("ambiguous_context", "warning", "F4", "Возможны двойные толкования; нет уверенности для удаления или ППК", "The situation allows two readings; not certain enough for a removal or a team loss (PPK)"),
     _r("singing_poems_greetings", "warning", "F4", "Пение, стихи, приветы и т. д.", "Singing, poems, greetings and the like"),
     _r("judging_host", "warning", "F4", "Фразы, описывающие или оценивающие действия Ведущего в этой или предыдущей игре", "Describing or judging the host's actions in this or a previous game"),
     # --- grey cards (F15; lines 255–263) -------------------------------------------------------------
     _r("religious_set_phrase", "grey_card", "F15", "Устойчивые выражения с религиозными ценностями («Слава Богу», «О Господи», «Не дай Бог», «Ей Богу»)", "Religious set phrases (\"Thank God\", \"Oh Lord\", \"God forbid\")"),
-    _r("activity_out_of_phase", "grey_card", "F15", "Активность вне своей игровой фазы (первая ночь до Договорки, тех-пауза, днём в чате мафии)", "Activity outside one's phase (first night before the Dogovorka, during a technical pause, in the mafia chat by day)"),
+    _r("activity_out_of_phase", "grey_card", "F15", "Активность вне своей игровой фазы (первая ночь до Договорки, тех-пауза, днём в чате мафии)", "Activity outside one's phase (first night before the mafia meeting, during a technical pause, in the mafia chat by day)"),
     _r("delaying_speech_three_fouls", "grey_card", "F15", "Задержка речи (при трёх фолах)", "Delaying one's speech (with three fouls)"),
     _r("gestures_vote_three_fouls", "grey_card", "F15", "Жестикуляция во время голосования (при трёх фолах)", "Gesturing during the vote (with three fouls)"),
     _r("double_or_removed_vote_three_fouls", "grey_card", "F18", "Двойное голосование либо удаление голоса (при трёх фолах)", "Voting twice or retracting one's vote (with three fouls)"),
@@ -88,7 +88,7 @@ PENALTY_REASONS: list[dict[str, Any]] = [
     _r("religious_role_proof", "ppk", "W5", "Апеллирование к религиозным ценностям, сложенные ладони для доказательства роли («Клянусь, я красный»)", "Religious appeals or folded hands to prove a role (\"I swear I am red\")"),
     _r("farewell_excess", "ppk", "W5", "Чрезмерный эмоционал, оскорбления на уходящей речи после выведения голосованием", "Excessive emotion or insults in the farewell speech after being voted out"),
     _r("interference_after_leaving", "ppk", "W5", "Вмешательство в Игру, оскорбления после покидания Игровой локации", "Interfering with the game or insulting after leaving the game location"),
-    _r("tears_in_version", "ppk", "W5", "Слёзы за соревновательным столом (если игрок находится в «версии»)", "Tears at the table while the player is a suspect («в версии»)"),
+    _r("tears_in_version", "ppk", "W5", "Слёзы за соревновательным столом (если игрок находится в «версии»)", "Tears at the table while the player is under suspicion (“in the version”)"),
     _r("audience_hints", "ppk", "W5", "Подсказки из зрительного зала", "Hints from the audience"),
     _r("beacons", "ppk", "W5", "Маяки: заранее оговорённые знаки для вскрытия роли", "Beacons: pre-arranged signs to reveal a role"),
     # --- removals without replacement (S3, X4) -------------------------------------------------------
@@ -107,3 +107,23 @@ def reasons_for(penalty: str) -> list[dict[str, Any]]:
 
 def reason(code: str) -> dict[str, Any] | None:
     return _BY_CODE.get(code)
+
+
+_BY_TEXT_RU = {r["text_ru"]: r for r in PENALTY_REASONS}
+
+
+def reason_text(reason: str | None, code: str | None = None, lang: str = "ru") -> str:
+    """A penalty's reason as the reader sees it (F16).
+
+    A catalogue reason is shown in the reader's language: found by its
+    ``code`` (stored with the action as ``reason_code``), or, where only the
+    stored wording is at hand (the state's penalty records, logs written
+    before the code was stored), by that Russian wording or a bare code.
+    A reason the host typed in his own words stays as typed.
+    """
+    entry = _BY_CODE.get(code) if code else None
+    if entry is None and reason:
+        entry = _BY_TEXT_RU.get(reason.strip()) or _BY_CODE.get(reason.strip())
+    if entry is None:
+        return reason or ""
+    return str(entry["text_en"] if lang.lower().startswith("en") else entry["text_ru"])

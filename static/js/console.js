@@ -34,7 +34,8 @@
     // Never stay stuck: a request that never reported back frees the page.
     if (window.consoleBusy && Date.now() - busySince > 15000) setBusy(false);
     if (verb === "get") {
-      if (window.consoleBusy) e.preventDefault();
+      // The poller skips hidden tabs here (an hx-trigger filter would need eval, which the CSP forbids).
+      if (window.consoleBusy || (document.hidden && e.detail.elt && e.detail.elt.id === "poller")) e.preventDefault();
       return;
     }
     if (window.consoleBusy) { e.preventDefault(); return; } // a double click is dropped here …

@@ -123,6 +123,9 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
     page.fill("#players-input", "\n".join(actions[0]["players"]))
     page.check("#create-form input[value=typed]")
     page.click("#create-form button[type=submit]")
+    # Unknown nicknames: the host confirms them once as new players (players app).
+    page.wait_for_selector("#create-form .player-choices")
+    page.click("#create-form button[type=submit]")
     page.wait_for_selector("#console")
     assert page.locator("#console .tile").count() == 10
     game_id = int(page.get_attribute("#console", "data-game"))

@@ -1,0 +1,169 @@
+"""Players: one identity across games and tournaments, statistics and rating.
+
+Terms:
+- *player*: a person, shown by his display nickname. Game seats
+  (``GameSeat.player``) and tournament participants (``Participant.player``)
+  link to him; the typed nickname stays on the seat as it was typed.
+- *alias*: a former or other nickname of a player (a rename keeps the old one
+  as an alias), used to match typed nicknames (players/matching.py).
+- *merge*: two records of one person joined; the seats and participants of
+  the duplicate move to the kept player, and a ``PlayerMerge`` row keeps what
+  happened (the old page redirects).
+- *player game* (``PlayerGame``): one linked seat of one finished game with
+  its statistics line (players/statistics.py) and, when the game is counted,
+  the rating before and after it. Written when the game ends, removed when its
+  end is undone; ``PlayerStats`` holds the sums, so pages never aggregate all
+  seats.
+- *counted game* (``RatedGame``): a finished game that moves the rating
+  (tournament game, or marked rated by its host), in end order, with the
+  running totals of the side base rate (players/rating.py).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from players.matching import normalize
+
+
+class Player(models.Model):
+    nickname = models.CharField(_("ник"), max_length=64)
+    key = models.CharField(max_length=64, db_index=True, editable=False)
+    club = models.CharField(_("клуб"), max_length=100, blank=True)
+    discord_user_id = models.CharField(_("Discord ID"), max_length=32, blank=True, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="players", verbose_name=_("пользователь"))
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["nickname"]
+        verbose_name = _("игрок")
+        verbose_name_plural = _("игроки")
+
+    def __str__(self) -> str:
+        return self.nickname
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.key = normalize(self.nickname)
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class Alias(models.Model):
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="aliases")
+    nickname = models.CharField(_("ник"), max_length=64)
+    key = models.CharField(max_length=64, db_index=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["player", "nickname"]
+        constraints = [models.UniqueConstraint(fields=["player", "key"], name="unique_alias_per_player")]
+        verbose_name = _("другой ник")
+        verbose_name_plural = _("другие ники")
+
+    def __str__(self) -> str:
+        return self.nickname
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.key = normalize(self.nickname)
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
+
+
+class PlayerMerge(models.Model):
+    """A duplicate joined into a kept player (the duplicate's row is gone; this stays)."""
+
+    kept = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="merges")
+    merged_player_id = models.PositiveBigIntegerField(db_index=True)
+    merged_nickname = models.CharField(max_length=64)
+    seats_moved = models.PositiveIntegerField(default=0)
+    participants_moved = models.PositiveIntegerField(default=0)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.merged_nickname} → {self.kept_id}"
+
+
+class Counters(models.Model):
+    """The statistics counters of players/statistics.py, one column each."""
+
+    games = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    civilian_games = models.PositiveIntegerField(default=0)
+    civilian_wins = models.PositiveIntegerField(default=0)
+    sheriff_games = models.PositiveIntegerField(default=0)
+    sheriff_wins = models.PositiveIntegerField(default=0)
+    mafia_games = models.PositiveIntegerField(default=0)
+    mafia_wins = models.PositiveIntegerField(default=0)
+    don_games = models.PositiveIntegerField(default=0)
+    don_wins = models.PositiveIntegerField(default=0)
+    sheriff_checks = models.PositiveIntegerField(default=0)
+    sheriff_blacks_found = models.PositiveIntegerField(default=0)
+    don_checks = models.PositiveIntegerField(default=0)
+    don_found_sheriff = models.PositiveIntegerField(default=0)
+    best_moves = models.PositiveIntegerField(default=0)
+    best_move_blacks = models.PositiveIntegerField(default=0)
+    shot_first_night = models.PositiveIntegerField(default=0)
+    ci_received = models.PositiveIntegerField(default=0)
+    fouls = models.PositiveIntegerField(default=0)
+    removals = models.PositiveIntegerField(default=0)
+    ppk = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+
+class PlayerStats(Counters):
+    """A player's totals over his finished games, and his rating now."""
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="stats")
+    rating = models.FloatField(null=True, blank=True)
+    rated_games = models.PositiveIntegerField(default=0)
+    last_game_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-rating"], name="players_stats_rating")]
+
+
+class PlayerGame(Counters):
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games")
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="player_games")
+    seat_no = models.PositiveSmallIntegerField()
+    finished_at = models.DateTimeField()
+    role = models.CharField(max_length=16)
+    team = models.CharField(max_length=8)
+    won = models.BooleanField(default=False)
+    rated = models.BooleanField(default=False)
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["player", "finished_at", "game_id"]
+        constraints = [models.UniqueConstraint(fields=["game", "seat_no"], name="unique_player_game_seat")]
+        indexes = [
+            models.Index(fields=["player", "finished_at", "game"], name="players_pg_history"),
+            models.Index(fields=["finished_at"], name="players_pg_finished"),
+        ]
+
+
+class RatedGame(models.Model):
+    """A counted game, in end order, with the side totals after it (players/rating.py)."""
+
+    game = models.OneToOneField("games.Game", on_delete=models.CASCADE, related_name="rated_entry")
+    finished_at = models.DateTimeField()
+    base_rate = models.FloatField()
+    red_mean = models.FloatField()
+    black_mean = models.FloatField()
+    expected_red = models.FloatField()
+    red_score = models.FloatField()
+    red_delta = models.FloatField()
+    games_after = models.PositiveIntegerField()
+    red_score_after = models.FloatField()
+
+    class Meta:
+        ordering = ["finished_at", "game_id"]
+        indexes = [models.Index(fields=["finished_at", "game"], name="players_rated_order")]

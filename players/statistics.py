@@ -1,0 +1,142 @@
+"""A player's statistics from the result rows of his games (pure: no Django).
+
+Terms:
+- *line*: what one seat of one finished game adds to its player's totals,
+  computed from the seat's result row (``games.models.SeatResult``) and the
+  game's night checks (``NightAction``).
+- *totals*: the sum of a player's lines (stored per player, updated when a
+  game ends and reverted when its end is undone; or summed per request over
+  a date range for a season).
+- roles: ``civilian`` and ``sheriff`` are red, ``mafia`` and ``don`` black.
+  The player page groups "red" = civilian games (the Sheriff has his own
+  line), "black" = mafia games (the Don has his own line).
+- *Ci received*: a red shot on Night 1 (RULES.md N10).
+- *removals*: removed from the game by fouls or by a disqualification.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+ROLES = ("civilian", "sheriff", "mafia", "don")
+
+# Every counter of a line / of the totals, in display order.
+COUNTERS = (
+    "games",
+    "wins",
+    "draws",
+    "civilian_games",
+    "civilian_wins",
+    "sheriff_games",
+    "sheriff_wins",
+    "mafia_games",
+    "mafia_wins",
+    "don_games",
+    "don_wins",
+    "sheriff_checks",
+    "sheriff_blacks_found",
+    "don_checks",
+    "don_found_sheriff",
+    "best_moves",
+    "best_move_blacks",
+    "shot_first_night",
+    "ci_received",
+    "fouls",
+    "removals",
+    "ppk",
+)
+
+
+@dataclass(slots=True)
+class Line:
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    civilian_games: int = 0
+    civilian_wins: int = 0
+    sheriff_games: int = 0
+    sheriff_wins: int = 0
+    mafia_games: int = 0
+    mafia_wins: int = 0
+    don_games: int = 0
+    don_wins: int = 0
+    sheriff_checks: int = 0
+    sheriff_blacks_found: int = 0
+    don_checks: int = 0
+    don_found_sheriff: int = 0
+    best_moves: int = 0
+    best_move_blacks: int = 0
+    shot_first_night: int = 0
+    ci_received: int = 0
+    fouls: int = 0
+    removals: int = 0
+    ppk: int = 0
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """The counters in COUNTERS order (spelled out: the rebuild calls this per seat)."""
+        return (
+            self.games, self.wins, self.draws, self.civilian_games, self.civilian_wins, self.sheriff_games, self.sheriff_wins,
+            self.mafia_games, self.mafia_wins, self.don_games, self.don_wins, self.sheriff_checks, self.sheriff_blacks_found,
+            self.don_checks, self.don_found_sheriff, self.best_moves, self.best_move_blacks, self.shot_first_night,
+            self.ci_received, self.fouls, self.removals, self.ppk,
+        )  # fmt: skip
+
+    def as_dict(self) -> dict[str, int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def add(self, other: Line | Mapping[str, Any], sign: int = 1) -> None:
+        get = other.get if isinstance(other, Mapping) else (lambda name, default=0: getattr(other, name))
+        for name in COUNTERS:
+            setattr(self, name, getattr(self, name) + sign * int(get(name, 0) or 0))
+
+
+def seat_line(result: Mapping[str, Any], checks: Iterable[Mapping[str, Any]] = ()) -> Line:
+    """One seat's line. `result`: a SeatResult as a dict; `checks`: the game's
+    night checks as dicts with kind (sheriff_check | don_check), actor_seat, result."""
+    role = str(result["role"])
+    seat = result["seat_no"]
+    won = bool(result["won"])
+    line = Line(games=1, wins=int(won), draws=int(result.get("winner") == "draw"))
+    if role in ROLES:
+        setattr(line, f"{role}_games", 1)
+        setattr(line, f"{role}_wins", int(won))
+    for check in checks:
+        if check.get("actor_seat") != seat:
+            continue
+        if check["kind"] == "sheriff_check" and role == "sheriff":
+            line.sheriff_checks += 1
+            line.sheriff_blacks_found += int(check.get("result") == "black")
+        elif check["kind"] == "don_check" and role == "don":
+            line.don_checks += 1
+            line.don_found_sheriff += int(check.get("result") == "sheriff")
+    line.best_moves = int(bool(result.get("best_move_accepted")))
+    line.best_move_blacks = int(result.get("best_move_blacks") or 0)
+    shot_first = bool(result.get("first_night_victim"))
+    line.shot_first_night = int(shot_first)
+    line.ci_received = int(shot_first and role in ("civilian", "sheriff"))
+    line.fouls = int(result.get("fouls") or 0)
+    line.removals = int(bool(result.get("removed_by_fouls") or result.get("disqualified")))
+    line.ppk = int(bool(result.get("ppk")))
+    return line
+
+
+def total(lines: Iterable[Line | Mapping[str, Any]]) -> Line:
+    out = Line()
+    for line in lines:
+        out.add(line)
+    return out
+
+
+def rate(wins: int, games: int) -> float | None:
+    return wins / games if games else None
+
+
+def role_rows(t: Line) -> list[dict[str, Any]]:
+    """Games, wins and win rate per role group of the player page."""
+    rows = []
+    for role in ROLES:
+        g, w = getattr(t, f"{role}_games"), getattr(t, f"{role}_wins")
+        rows.append({"role": role, "games": g, "wins": w, "rate": rate(w, g)})
+    return rows

@@ -1,0 +1,240 @@
+"""Public pages: player profiles, head-to-head, the leaderboard and the formula."""
+
+from __future__ import annotations
+
+from datetime import date
+from io import BytesIO
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import formats
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from players import chart, leaderboard, services
+from players.leaderboard import TABS, Filters
+from players.models import Player, PlayerGame, PlayerMerge, PlayerStats
+from players.rating import RatingSettings
+from players.statistics import COUNTERS, Line, role_rows
+
+
+def _player_or_redirect(pk: int) -> Player | HttpResponse:
+    player = Player.objects.filter(pk=pk).first()
+    if player is not None:
+        return player
+    merge = PlayerMerge.objects.filter(merged_player_id=pk).first()
+    if merge is not None:
+        return redirect("players:detail", pk=merge.kept_id)
+    raise Http404
+
+
+def _staff(request: HttpRequest) -> None:
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise PermissionDenied(_("Переименовывать и объединять игроков могут только администраторы."))
+
+
+@require_POST
+def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    _staff(request)
+    player = get_object_or_404(Player, pk=pk)
+    try:
+        services.player_rename(player=player, nickname=request.POST.get("nickname", ""))
+    except services.PlayerError as exc:
+        messages.error(request, exc.message)
+    return redirect("players:detail", pk=player.pk)
+
+
+@require_POST
+def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
+    """Join the chosen duplicate into this player (its games and participations move here)."""
+    _staff(request)
+    kept = get_object_or_404(Player, pk=pk)
+    duplicate = services.player_by_nickname(str(request.POST.get("duplicate", ""))[:64])
+    if duplicate is None:
+        messages.error(request, _("Выберите игрока, которого нужно присоединить."))
+    else:
+        try:
+            services.player_merge(duplicate=duplicate, into=kept, by=request.user)
+        except services.PlayerError as exc:
+            messages.error(request, exc.message)
+    return redirect("players:detail", pk=kept.pk)
+
+
+@require_POST
+def game_rated(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The host marks his game as counted for the rating (or not); a finished game's
+    ratings follow at once (games.services.game_set_rated → players.book)."""
+    from games import services as game_services
+    from games.models import Game
+    from games.permissions import user_can_edit_game
+
+    game = get_object_or_404(Game, pk=game_id)
+    if not user_can_edit_game(request.user, game):
+        raise PermissionDenied(_("Эту игру может вести только её ведущий или организатор турнира."))
+    game_services.game_set_rated(game=game, rated=request.POST.get("rated") == "1")
+    back = str(request.POST.get("next", ""))
+    # Only a path on this site (never //elsewhere).
+    return redirect(back if back.startswith("/") and not back.startswith("//") else "games:list")
+
+
+def player_list(request: HttpRequest) -> HttpResponse:
+    q = request.GET.get("q", "").strip()[:64]
+    players = Player.objects.select_related("stats")
+    if q:
+        players = players.filter(Q(nickname__icontains=q) | Q(aliases__nickname__icontains=q)).distinct()
+    return render(request, "players/list.html", {"players": players.order_by("nickname")[:200], "q": q})
+
+
+def _totals(player: Player) -> tuple[Line, PlayerStats | None]:
+    stats = PlayerStats.objects.filter(player=player).first()
+    line = Line()
+    if stats is not None:
+        line.add({n: getattr(stats, n) for n in COUNTERS})
+    return line, stats
+
+
+def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    found = _player_or_redirect(pk)
+    if isinstance(found, HttpResponse):
+        return found
+    player = found
+    line, stats = _totals(player)
+    history = list(PlayerGame.objects.filter(player=player, rated=True).order_by("finished_at", "game_id").values_list("finished_at", "rating_after", "game_id"))
+    points = [chart.Point(formats.date_format(at, "SHORT_DATE_FORMAT"), float(r)) for at, r, _g in history if r is not None]
+    svg = ""
+    if points:
+        desc = _("Рейтинг после каждой учтённой игры: от %(first)s до %(last)s, сейчас %(now)s.") % {"first": f"{points[0].value:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}"}
+        svg = chart.rating_svg(points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc)
+    games = list(PlayerGame.objects.filter(player=player).select_related("game").order_by("-finished_at", "-game_id")[:100])
+    for g in games:
+        g.delta = (g.rating_after - g.rating_before) if g.rating_after is not None and g.rating_before is not None else None  # type: ignore[attr-defined]
+    per_game = line.fouls / line.games if line.games else None
+    return render(
+        request,
+        "players/detail.html",
+        {
+            "player": player,
+            "stats": stats,
+            "line": line,
+            "roles": role_rows(line),
+            "fouls_per_game": per_game,
+            "chart": svg,
+            "history": [(formats.date_format(at, "SHORT_DATE_FORMAT"), r, g) for at, r, g in history[-50:]][::-1],
+            "games": games,
+            "aliases": list(player.aliases.all()),
+            "merges": list(player.merges.all()),
+        },
+    )
+
+
+def head_to_head_pick(request: HttpRequest, pk: int) -> HttpResponse:
+    """The other player by nickname (exact, aliases, case and ё/е insensitive)."""
+    other = services.player_by_nickname(str(request.GET.get("nick", ""))[:64])
+    if other is None:
+        messages.error(request, _("Игрок с таким ником не найден."))
+        return redirect("players:detail", pk=pk)
+    return redirect("players:head_to_head", pk=pk, other=other.pk)
+
+
+def head_to_head(request: HttpRequest, pk: int, other: int) -> HttpResponse:
+    a = get_object_or_404(Player, pk=pk)
+    b = get_object_or_404(Player, pk=other)
+    mine = {g.game_id: g for g in PlayerGame.objects.filter(player=a).select_related("game")}
+    theirs = {g.game_id: g for g in PlayerGame.objects.filter(player=b, game_id__in=list(mine))}
+    rows = []
+    summary = {"together": 0, "teammates": 0, "teammates_won": 0, "opponents": 0, "a_won": 0, "b_won": 0, "draws": 0}
+    for gid in sorted(theirs, key=lambda g: (mine[g].finished_at, g), reverse=True):
+        ga, gb = mine[gid], theirs[gid]
+        same = ga.team == gb.team
+        summary["together"] += 1
+        if same:
+            summary["teammates"] += 1
+            summary["teammates_won"] += int(ga.won)
+        else:
+            summary["opponents"] += 1
+            summary["a_won"] += int(ga.won)
+            summary["b_won"] += int(gb.won)
+            summary["draws"] += int(not ga.won and not gb.won)
+        rows.append({"game": ga.game, "a": ga, "b": gb, "same": same})
+    return render(request, "players/head_to_head.html", {"a": a, "b": b, "rows": rows, "summary": summary})
+
+
+def _date(value: str) -> date | None:
+    try:
+        return date.fromisoformat(value) if value else None
+    except ValueError:
+        return None
+
+
+def _filters(request: HttpRequest) -> Filters:
+    tab = request.GET.get("tab", "rating")
+    try:
+        min_games = max(0, min(10000, int(request.GET.get("min", "0") or 0)))
+    except ValueError:
+        min_games = 0
+    try:
+        page = max(1, min(100000, int(request.GET.get("page", "1") or 1)))
+    except ValueError:
+        page = 1
+    return Filters(tab=tab if tab in TABS else "rating", start=_date(request.GET.get("from", "")), end=_date(request.GET.get("to", "")), min_games=min_games, page=page)
+
+
+def ratings(request: HttpRequest) -> HttpResponse:
+    f = _filters(request)
+    rows, count = leaderboard.leaderboard(f)
+    pages = max(1, (count + f.limit - 1) // f.limit)
+    base = request.GET.copy()
+    base.pop("page", None)
+    base.pop("fragment", None)
+    ctx: dict[str, Any] = {
+        "rows": rows,
+        "count": count,
+        "f": f,
+        "tabs": [(t, _tab_label(t)) for t in TABS],
+        "query": request.GET.urlencode(),
+        "base_query": base.urlencode(),
+        "prev_page": f.page - 1 if f.page > 1 else None,
+        "next_page": f.page + 1 if f.page < pages else None,
+        "pages": pages,
+    }
+    if request.GET.get("fragment") or getattr(request, "htmx", False):
+        return render(request, "players/ratings.html#leaderboard", ctx)
+    return render(request, "players/ratings.html", ctx)
+
+
+def _tab_label(tab: str) -> str:
+    return {"rating": _("Рейтинг"), "civilian": _("Мирный"), "sheriff": _("Шериф"), "mafia": _("Мафия"), "don": _("Дон")}[tab]
+
+
+def ratings_xlsx(request: HttpRequest) -> HttpResponse:
+    from openpyxl import Workbook
+
+    from players import xlsx
+
+    f = _filters(request)
+    f.page, f.limit = 1, 100000  # the whole ranking
+    rows, _count = leaderboard.leaderboard(f)
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = _tab_label(f.tab)[:31]
+    xlsx.write_row(ws, 1, ["#", _("Игрок"), _("Рейтинг"), _("Учтено игр"), _("Игры"), _("Победы"), _("Мирный"), _("Шериф"), _("Мафия"), _("Дон")])
+    for i, r in enumerate(rows, start=2):
+        roles = [f"{r.role(role)[0]}/{r.role(role)[1]}" for role in ("civilian", "sheriff", "mafia", "don")]
+        xlsx.write_row(ws, i, [r.rank, r.nickname, round(r.rating, 1) if r.rating is not None else None, r.rated_games, r.games, r.wins, *roles])
+    out = BytesIO()
+    wb.save(out)
+    response = HttpResponse(out.getvalue(), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    response["Content-Disposition"] = 'attachment; filename="ratings.xlsx"'
+    return response
+
+
+def how_rating_works(request: HttpRequest) -> HttpResponse:
+    from django.conf import settings
+
+    conf = RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
+    return render(request, "players/how.html", {"conf": conf})
