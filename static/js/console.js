@@ -636,8 +636,11 @@
     }
     var isSpace = key === " " || key === "Spacebar";
     var onPrimary = t && t === primaryControl();
-    // Rule 1: a focused control other than the step's primary one keeps its keys.
-    if (isControl(t) && !onPrimary && (isSpace || key === "Enter" || /^Arrow/.test(key))) return;
+    // Rule 1: a focused control other than the step's primary one keeps its keys,
+    // when it was reached by keyboard (:focus-visible); one a mouse click left
+    // focused does not take the step's Enter.
+    var keyboardFocus = isControl(t) && (!t.matches || t.matches(":focus-visible") || t.tagName === "SUMMARY" || t.tagName === "INPUT");
+    if (keyboardFocus && !onPrimary && (isSpace || key === "Enter" || /^Arrow/.test(key))) return;
     if (e.repeat) { if (isSpace || key === "Enter") e.preventDefault(); return; } // rule 3
     if (window.consoleBusy) { if (isSpace || key === "Enter") e.preventDefault(); return; }
 
@@ -720,10 +723,8 @@
     var el = e.target.closest && e.target.closest("#console button, #console label, #console input[type=radio], #console input[type=checkbox]");
     if (!el) return;
     focusIntent = null;
-    setTimeout(function () {
-      var a = document.activeElement;
-      if (a && a !== document.body && consoleEl() && consoleEl().contains(a) && !isTextEntry(a)) a.blur();
-    }, 0);
+    var a = document.activeElement;
+    if (a && a !== document.body && consoleEl() && consoleEl().contains(a) && !isTextEntry(a)) a.blur();
   });
 
   // Rule 5: remember the control a key activated; restore after the swap.

@@ -46,7 +46,7 @@ def wait_seq(page, n: int) -> None:
     try:
         page.wait_for_selector(f'#console[data-seq="{n}"]')
         # A key within 400 ms of a step change is dropped on purpose (issue 12-1): a host waits.
-        page.wait_for_function("!document.body.classList.contains('keys-settling')")
+        page.wait_for_function("() => !document.body.classList.contains('keys-settling')")
     except Exception:
         snap(page, f"failed-waiting-{n}")
         print("busy:", page.evaluate("window.consoleBusy"), "seq:", seq(page), page.inner_text(".flash-zone"))
@@ -150,7 +150,7 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
             # A captain who left still wakes up for 15 s in the script (issue 12-6): Space, nothing logged.
             page.keyboard.press(" ")
             page.wait_for_selector("#console [data-ghost-step]", state="detached")
-            page.wait_for_function("!document.body.classList.contains('keys-settling')")
+            page.wait_for_function("() => !document.body.classList.contains('keys-settling')")
             assert seq(page) == before
         hook = None
         if action["do"] == "votes" and not interrupted:

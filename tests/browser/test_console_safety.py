@@ -156,7 +156,7 @@ def host(page, live_server_url, live_user):
 
         def ready(self) -> None:
             """The page is free and the new step's key guard is over."""
-            page.wait_for_function("!window.consoleBusy && !document.body.classList.contains('keys-settling')")
+            page.wait_for_function("() => !window.consoleBusy && !document.body.classList.contains('keys-settling')")
 
     return Host()
 
@@ -411,7 +411,7 @@ def test_focus_stays_put_skip_link_names_and_live_region(host, games, live_manag
     host.wait_seq(n + 1)
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "за №3: №2"
     # The confirmation is announced from the live region outside #console.
-    page.wait_for_function("document.getElementById('console-live').textContent.includes('№8')")
+    page.wait_for_function("() => document.getElementById('console-live').textContent.includes('№8')")
     assert page.evaluate("!document.getElementById('console').contains(document.getElementById('console-live'))")
     assert page.get_attribute("#penalty-dialog", "aria-labelledby") == "penalty-dialog-title"
 
