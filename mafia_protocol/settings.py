@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "games",
     "tournaments",
+    "discord_bridge",
 ]
 
 MIDDLEWARE = [
