@@ -12,5 +12,6 @@ urlpatterns = [
     path("games/", include("games.urls")),  # host pages (namespace "games")
     path("games/", include("games.board_urls")),  # public board, overlay (namespace "board")
     path("games/", include("games.export_urls")),  # xlsx / json exports (namespace "exports")
+    path("games/", include("discord_bridge.urls")),  # the host's Discord panel (namespace "discord")
     path("tournaments/", include("tournaments.urls")),
 ]
