@@ -197,3 +197,25 @@ def test_v2_candidates_line_queued_once_when_the_vote_begins(host, linked, djang
             record(game, {"do": "next"}, host)
     posts = list(ChatPost.objects.filter(game=game, kind="candidates").values_list("text", flat=True))
     assert posts == ["Кандидаты: 5, 3"]
+
+
+@pytest.mark.django_db
+def test_tournament_table_inherits_the_tournaments_channel(host):
+    from discord_bridge.models import TournamentDiscordLink
+    from tournaments import services as tournament_services
+
+    from .helpers import game_at_mafia_shot
+
+    tournament = tournament_services.tournament_create(name="Cup", organizer=host)
+    stage = tournament_services.stage_create(tournament=tournament)
+    rnd = tournament_services.round_create(stage=stage, tables=1)
+    table = rnd.tables.get()
+    game = game_at_mafia_shot(host)
+    table.game = game
+    table.save()
+    TournamentDiscordLink.objects.create(tournament=tournament, guild_id=77, text_channel_id=78, voice_channel_id=79, webhook_url=WEBHOOK)
+    game.refresh_from_db()
+    own = services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(1))})
+    assert (own.guild_id, own.text_channel_id, own.voice_channel_id, own.webhook_url) == (77, 78, 79, WEBHOOK)
+    other = services.link_save(game=game, guild_id=None, text_channel_id=90, voice_channel_id=None, webhook_url="", seats={})
+    assert other.text_channel_id == 90  # the host's own choice wins
