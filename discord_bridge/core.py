@@ -365,6 +365,24 @@ def shots_action(proposals: Iterable[Proposal], blacks_at_table: Sequence[int]) 
     return {"do": "shots", "by": by}
 
 
+def roles_action(proposals: Iterable[Proposal]) -> dict[str, Any] | None:
+    """The `roles` action (S2) once the Sheriff, the Don and both Mafia have reported; None before.
+
+    The first claim of each seat counts; two seats claiming the Sheriff (or
+    the Don, or three claiming Mafia) leave it to the host: None.
+    """
+    by_seat: dict[int, str] = {}
+    for p in proposals:
+        if p.kind == "role" and p.status == OK and p.target is not None and p.role and p.target not in by_seat:
+            by_seat[p.target] = p.role
+    sheriff = [s for s, r in by_seat.items() if r == "sheriff"]
+    don = [s for s, r in by_seat.items() if r == "don"]
+    mafia = sorted(s for s, r in by_seat.items() if r == "mafia")
+    if len(sheriff) == 1 and len(don) == 1 and len(mafia) == 2:
+        return {"do": "roles", "sheriff": sheriff[0], "don": don[0], "mafia": mafia}
+    return None
+
+
 def line_due(count_started_at: datetime, seconds: float = 5.0) -> datetime:
     """V1: the line «--------------» is posted when the 5 s count ends."""
     return count_started_at + timedelta(seconds=seconds)

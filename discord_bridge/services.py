@@ -98,7 +98,9 @@ def prefill(game: Game) -> dict[str, Any]:
     proposals = [p for p in open_proposals(game) if p.kind != "wink"]
     ok = [_as_core(p) for p in proposals if p.status == core.OK]
     out: dict[str, Any] = {"step": view.step, "action": None, "proposal_ids": [p.pk for p in proposals if p.status == core.OK]}
-    if view.step == "mafia_shot" and ok:
+    if view.status == "setup":
+        out["action"] = core.roles_action(ok)
+    elif view.step == "mafia_shot" and ok:
         blacks = [s for s in view.at_table if view.roles.get(s) in core.BLACK_ROLES]
         out["action"] = core.shots_action(ok, blacks)
     elif view.step in ("don_check", "sheriff_check"):

@@ -138,6 +138,9 @@ def action_from_post(data: QueryDict) -> dict[str, Any]:
             if key.startswith("shot_"):
                 by[key.removeprefix("shot_")] = _seat(data.get(key), key, allow_none=True)
         return {"do": "shots", "by": by}
+    if do == "roles":
+        mafia = [_seat(v, "mafia") for v in (data.get("mafia") or "").replace(" ", "").split(",") if v]
+        return {"do": "roles", "sheriff": _seat(data.get("sheriff"), "sheriff"), "don": _seat(data.get("don"), "don"), "mafia": mafia}
     if do in ("don_check", "sheriff_check"):
         return {"do": do, "target": _seat(data.get("target"), "target")}
     if do == "wink":

@@ -219,3 +219,20 @@ def test_tournament_table_inherits_the_tournaments_channel(host):
     assert (own.guild_id, own.text_channel_id, own.voice_channel_id, own.webhook_url) == (77, 78, 79, WEBHOOK)
     other = services.link_save(game=game, guild_id=None, text_channel_id=90, voice_channel_id=None, webhook_url="", seats={})
     assert other.text_channel_id == 90  # the host's own choice wins
+
+
+@pytest.mark.django_db
+def test_s2_role_dms_in_setup_prefill_the_roles_and_confirm(client, host):
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    link(game)
+    client.force_login(host)
+    for seat, text in ((9, "Шериф 9"), (1, "дон 1"), (4, "мафия 4"), (7, "Мафия, 7")):
+        received = dm(seat, text, 100 + seat)
+        assert received.receipt.startswith("принято: ")
+    pre = services.prefill(game)
+    assert pre["action"] == {"do": "roles", "sheriff": 9, "don": 1, "mafia": [4, 7]}
+    r = client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "roles", "sheriff": "9", "don": "1", "mafia": "4,7", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
+    assert r.status_code == 200, r.content.decode()
+    game.refresh_from_db()
+    roles = game_services.game_state(game).roles
+    assert {s: r for s, r in roles.items() if r != "civilian"} == {9: "sheriff", 1: "don", 4: "mafia", 7: "mafia"}

@@ -174,3 +174,13 @@ def test_core_imports_neither_django_nor_discord():
     tree = ast.parse(Path(core.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert not any(m and (m.startswith("django") or m.startswith("discord.") or m == "discord") for m in imported)
+
+
+def test_s2_roles_prefilled_once_all_four_active_roles_reported():
+    def claim(role, seat):
+        return build_proposal(Parsed("role", role=role, seat=seat), sender_seat=seat, game=view(None, status="setup"), sent_at=at(1))
+
+    three = [claim("sheriff", 9), claim("don", 1), claim("mafia", 4)]
+    assert core.roles_action(three) is None
+    assert core.roles_action([*three, claim("mafia", 7)]) == {"do": "roles", "sheriff": 9, "don": 1, "mafia": [4, 7]}
+    assert core.roles_action([*three, claim("mafia", 7), claim("sheriff", 2)]) is None  # two Sheriffs: the host decides
