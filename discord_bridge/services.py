@@ -352,14 +352,16 @@ def deliver_webhook_post(post_id: int, due_at: datetime | None = None) -> webhoo
         link = DiscordLink.objects.filter(game_id=post.game_id).first() if post else None
         if post is None or link is None or not link.webhook_url:
             return None  # already taken, or left for the bot
+        # Connect before the mark; post at the mark.
+        prepared = webhook.PreparedPost(link.webhook_url, post.text)
         if due_at is not None:
             wait = (due_at - timezone.now()).total_seconds()
             if wait > 0:
                 time.sleep(wait)
-        text = post.text
         if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).update(state=PostState.SENDING) != 1:
+            prepared.close()
             return None  # another deliverer won: never posted twice
-        result = webhook.post_message(link.webhook_url, text)
+        result = prepared.send()
         finish_post(post, ok=result.ok, attempts=result.attempts, error=result.error)
         return result
     except Exception:  # a delivery thread must never die loudly

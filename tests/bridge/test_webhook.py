@@ -154,3 +154,18 @@ def test_failed_post_is_recorded_and_retried_once(host, discord_server):
     assert [b["content"] for _, b in discord_server.received] == ["Фолов нет"]
     assert ChatPost.objects.filter(game=game).count() == 1
     assert post.sent_at is not None and post.sent_at <= timezone.now() + timedelta(seconds=1)
+
+
+def test_prepared_post_429_then_204_posts_once(discord_server):
+    discord_server.script = [(429, {"message": "You are being rate limited.", "retry_after": 0.05, "global": False})]
+    prepared = webhook.PreparedPost(discord_server.url, "--------------")
+    result = prepared.send()
+    assert result.ok and result.attempts == 2 and len(discord_server.received) == 1
+
+
+def test_prepared_post_404_is_final_and_unreachable_falls_back(discord_server):
+    discord_server.script = [(404, {"message": "Unknown Webhook"})]
+    result = webhook.PreparedPost(discord_server.url, "x").send()
+    assert not result.ok and result.attempts == 1 and not discord_server.received
+    down = webhook.PreparedPost("http://127.0.0.1:9/api/webhooks/1/x", "x", sleep=lambda s: None).send()
+    assert not down.ok and down.error.startswith("network")
