@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from typing import Any
 
 import discord
 from asgiref.sync import sync_to_async
+from django.utils import timezone
 
 from discord_bridge import core, services
 from discord_bridge.models import BotHeartbeat, ChatPost, DiscordLink
@@ -86,9 +88,14 @@ async def handle_message(client: discord.Client, message: discord.Message) -> No
 
 async def deliver_due_posts(client: discord.Client) -> int:
     """Send what is due: wink relays by DM, channel lines for games without a webhook."""
-    posts = await sync_to_async(services.due_bot_posts)()
+    # A post due within the next poll is awaited to its mark, not a poll late (V1).
+    now = timezone.now()
+    posts = await sync_to_async(services.due_bot_posts)(now + timedelta(seconds=POLL_SECONDS))
     sent = 0
     for post in posts:
+        wait = (post.due_at - timezone.now()).total_seconds()
+        if wait > 0:
+            await asyncio.sleep(wait)
         claimed = await sync_to_async(services.claim_post)(post.pk)
         if claimed is None:
             continue

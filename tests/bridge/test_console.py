@@ -236,3 +236,16 @@ def test_s2_role_dms_in_setup_prefill_the_roles_and_confirm(client, host):
     game.refresh_from_db()
     roles = game_services.game_state(game).roles
     assert {s: r for s, r in roles.items() if r != "civilian"} == {9: "sheriff", 1: "don", 4: "mafia", 7: "mafia"}
+
+
+@pytest.mark.django_db
+def test_console_says_bot_offline_until_it_beats(client, host, linked):
+    from discord_bridge.models import BotHeartbeat
+
+    client.force_login(host)
+    url = reverse("discord:panel", args=[linked.pk])
+    assert "бот не в сети" in client.get(url).content.decode()
+    BotHeartbeat.beat("ProtocolBot#0001")
+    assert "бот на связи" in client.get(url).content.decode()
+    BotHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=5))
+    assert "бот не в сети" in client.get(url).content.decode()
