@@ -66,6 +66,7 @@ class ProtocolBot(discord.Client):
                 loop = asyncio.get_running_loop()
                 if loop.time() - beat >= HEARTBEAT_SECONDS:
                     await sync_to_async(BotHeartbeat.beat)(str(self.user or ""))
+                    await sync_to_async(services.sweep_stale_webhook_posts)()
                     beat = loop.time()
                 await deliver_due_posts(self)
             except Exception:  # the loop must outlive a database hiccup

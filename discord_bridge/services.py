@@ -381,6 +381,21 @@ def retry_post(*, game: Game, post_id: int) -> None:
             schedule_webhook_delivery(post_id, timezone.now())
 
 
+STALE_WEBHOOK_POST = timedelta(seconds=5)
+
+
+def sweep_stale_webhook_posts(now: datetime | None = None) -> int:
+    """Webhook posts still pending well after their mark (the web process that queued them
+    restarted before its timer fired): the bot process delivers them, once (claim_post)."""
+    now = now or timezone.now()
+    stale = ChatPost.objects.filter(state=PostState.PENDING, to_user_id__isnull=True, due_at__lt=now - STALE_WEBHOOK_POST).exclude(game__discord_link__webhook_url="")
+    delivered = 0
+    for post_id in list(stale.values_list("pk", flat=True)[:20]):
+        result = deliver_webhook_post(post_id)
+        delivered += bool(result and result.ok)
+    return delivered
+
+
 def due_bot_posts(now: datetime | None = None) -> list[ChatPost]:
     """Posts the bot delivers: DMs (wink relays), and channel lines of games without a webhook."""
     now = now or timezone.now()

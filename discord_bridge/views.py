@@ -14,6 +14,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import render
 from django.utils.translation import gettext
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from discord_bridge import core, services
@@ -84,6 +85,7 @@ def _panel(request: HttpRequest, game: Game, *, error: str = "", notice: str = "
     return render(request, PANEL, panel_context(game, error=error, notice=notice), status=status)
 
 
+@never_cache  # it holds DMs and the webhook URL
 @host_required
 @require_GET
 def panel(request: HttpRequest, pk: int) -> HttpResponse:

@@ -169,3 +169,15 @@ def test_prepared_post_404_is_final_and_unreachable_falls_back(discord_server):
     assert not result.ok and result.attempts == 1 and not discord_server.received
     down = webhook.PreparedPost("http://127.0.0.1:9/api/webhooks/1/x", "x", sleep=lambda s: None).send()
     assert not down.ok and down.error.startswith("network")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stale_webhook_post_is_swept_once(host, discord_server):
+    game = game_at_mafia_shot(host)
+    link(game, webhook_url=discord_server.url)
+    # Queued by a process that died before its timer fired.
+    post = ChatPost.objects.create(game=game, kind="fouls", dedupe_key="fouls:x", text="Фолов нет", due_at=timezone.now() - timedelta(seconds=30))
+    assert services.sweep_stale_webhook_posts() == 1
+    assert services.sweep_stale_webhook_posts() == 0
+    post.refresh_from_db()
+    assert post.state == PostState.SENT and len(discord_server.received) == 1
