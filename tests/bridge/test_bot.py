@@ -145,3 +145,47 @@ async def test_bot_posts_the_line_in_the_channel_when_no_webhook(bot, host):
     assert await bot_module.deliver_due_posts(bot) == 1
     sent = dpytest.get_message()
     assert sent.content == "Фолов нет" and sent.channel.id == channel.id
+
+
+async def test_e2e_a_night_driven_by_dms_to_the_bot_needs_only_confirmations(bot, host):
+    """N2, N4, N12: DMs to the bot → proposals → the host's one confirmation per step → the log."""
+    ms = members()
+    game = await linked_game(host, dpytest.get_config().channels[0].id, [m.id for m in ms])
+
+    @sync_to_async
+    def confirm_prefilled():
+        game.refresh_from_db()
+        pre = services.prefill(game)
+        assert pre["action"] is not None, pre
+        services.confirm(game=game, action=pre["action"], proposal_ids=pre["proposal_ids"], expected_seq=game.seq, by=host)
+        game.refresh_from_db()
+        return pre["action"]
+
+    for seat in (1, 4, 7):  # the blacks name 5
+        await dm("5", ms[seat - 1])
+        assert dpytest.verify().message().content("принято: 5")
+    await dm("Мигни 2", ms[8])  # the Sheriff winks to seat 2
+    assert dpytest.verify().message().content("принято: мигни 2")
+    assert await confirm_prefilled() == {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}
+    await dm("9", ms[0])  # the Don checks 9
+    dpytest.get_message()
+    assert await confirm_prefilled() == {"do": "don_check", "target": 9}
+    await dm("4", ms[8])  # the Sheriff checks 4
+    dpytest.get_message()
+    assert await confirm_prefilled() == {"do": "sheriff_check", "target": 4}
+    wink = await sync_to_async(Proposal.objects.get)(kind="wink")
+    await sync_to_async(services.confirm)(game=game, action={"do": "wink", "by": 9, "target": 2}, proposal_ids=[wink.pk], expected_seq=game.seq, by=host)
+    assert await bot_module.deliver_due_posts(bot) == 1
+    relay = dpytest.get_message()
+    assert relay.content == "Вам мигнул 9" and relay.channel.id == (await ms[1].create_dm()).id
+
+    @sync_to_async
+    def log_tail():
+        return [a.payload for a in game.actions.filter(undone_at__isnull=True).order_by("seq")][-4:]
+
+    assert await log_tail() == [
+        {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}},
+        {"do": "don_check", "target": 9},
+        {"do": "sheriff_check", "target": 4},
+        {"do": "wink", "by": 9, "target": 2},
+    ]
