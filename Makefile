@@ -44,7 +44,7 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy games tournaments mafia_protocol
+	$(VENV)/bin/mypy games tournaments mafia_protocol discord_bridge
 
 messages: $(STAMP)
 	$(PY) manage.py makemessages -l en -l ru --ignore=.venv --ignore=benchmarks --ignore=tests --ignore=staticfiles --ignore=var
