@@ -45,6 +45,7 @@ bench: setup
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy games tournaments mafia_protocol discord_bridge
+	$(VENV)/bin/lint-imports  # the walls between the parts ([tool.importlinter] in pyproject.toml)
 
 messages: $(STAMP)
 	$(PY) manage.py makemessages -l en -l ru --ignore=.venv --ignore=benchmarks --ignore=tests --ignore=staticfiles --ignore=var

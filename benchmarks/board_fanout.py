@@ -23,7 +23,7 @@ BOARD_TRACE=<path> writes per-update first/median/last receive times.
 Configurations, all in one run so the ratios compare like with like:
 - one daphne, in-memory channel layer, N = 100, 500, 1000:
   "plain" (a consumer per spectator in the Channels group, DESIGN.md's
-  baseline) and "hub" (games.fanout: one layer subscription per process);
+  baseline) and "hub" (games.board.fanout: one layer subscription per process);
 - two daphne on Redis, N = 2000 split between them, host on process A:
   plain and hub on RedisPubSubChannelLayer, and hub on RedisChannelLayer
   (the core layer), to pick the layer by measurement.

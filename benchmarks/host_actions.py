@@ -114,9 +114,10 @@ def main() -> None:
     # frame, standings), B3) the console fragment alone (replay + render).
     from django.template.loader import render_to_string
 
-    from games import live, views
+    from games.board import publish
+    from games.console import views
 
-    real_publish = live.publish_game_changed
+    real_publish = publish.publish_game_changed
     series: dict[str, list[float]] = {"whole view": [], "service, no broadcast": [], "broadcast receivers": [], "console fragment": []}
     lengths: list[int] = []
     for round_no in range(1 + args.rounds):
@@ -132,13 +133,13 @@ def main() -> None:
                 if r.status_code != 200:
                     raise SystemExit(f"{name}: {action} refused: {r.status_code} {r.content[:300]!r}")
                 game.seq = seq + 1
-                live.publish_game_changed = lambda *a, **k: None
+                publish.publish_game_changed = lambda *a, **k: None
                 try:
                     t2 = time.perf_counter()
                     services.game_record_action(game=other, action=action, expected_seq=other.seq, by=user)
                     t3 = time.perf_counter()
                 finally:
-                    live.publish_game_changed = real_publish
+                    publish.publish_game_changed = real_publish
                 real_publish(other.pk, other.seq, other.status, False)
                 t4 = time.perf_counter()
                 render_to_string("games/console.html#console", views.console_context(other))

@@ -3,7 +3,7 @@
 `benchmarks/host_actions.py` times the view in-process (no server loop, so the
 live-board frames are always rendered inside the request there). Under daphne
 the board frames are rendered and sent after the response, from the server's
-loop (settings.LIVE_RENDER_OFF_REQUEST, games/board.py). This script measures
+loop (settings.LIVE_RENDER_OFF_REQUEST, games/board/frames.py). This script measures
 that choice side by side: two daphne processes on the same SQLite file, one
 with LIVE_RENDER_OFF_REQUEST=0 (the host's request renders the frames before
 it answers) and one with the default; the same host posts the same actions

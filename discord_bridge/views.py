@@ -19,12 +19,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from discord_bridge import core, services
 from discord_bridge.models import ChatPost, DiscordLink, PostState, Proposal
-from games import protocol_text as pt
 from games import services as game_services
-from games.forms import ActionFormError, parse_expected_seq
+from games.console import protocol_text as pt
+from games.console.forms import ActionFormError, parse_expected_seq
+from games.console.views import _editable_game, host_required
 from games.models import Game
 from games.rules import RuleViolation
-from games.views import _editable_game, host_required
 
 PANEL = "discord_bridge/panel.html"
 STATUS_LABELS = {

@@ -9,16 +9,16 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # Live board: render once per committed change and broadcast it
-        # (games.board); dispatch_uid keeps a reload from connecting twice.
+        # (games.board.frames); dispatch_uid keeps a reload from connecting twice.
         from django.db.models.signals import post_save
 
-        from games import board
+        from games.board import frames as board
         from games.models import Game
         from games.signals import game_changed
 
-        game_changed.connect(board.on_game_changed, dispatch_uid="games.board.on_game_changed")
+        game_changed.connect(board.on_game_changed, dispatch_uid="games.board.frames.on_game_changed")
         # Frames queued during a request are rendered once its response is sent.
         from django.core.signals import request_finished
 
-        request_finished.connect(board.flush_pending_broadcasts, dispatch_uid="games.board.flush_pending_broadcasts")
-        post_save.connect(board.on_game_saved, sender=Game, dispatch_uid="games.board.on_game_saved")
+        request_finished.connect(board.flush_pending_broadcasts, dispatch_uid="games.board.frames.flush_pending_broadcasts")
+        post_save.connect(board.on_game_saved, sender=Game, dispatch_uid="games.board.frames.on_game_saved")

@@ -10,15 +10,15 @@ write games, actions or projection rows themselves.
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from games import live
+from games import clock
+from games.board import publish
 from games.models import (
     Game,
     GameAction,
@@ -30,7 +30,31 @@ from games.models import (
     Vote,
     new_overlay_token,
 )
-from games.rules import GameState, Regulations, RuleViolation, apply, new_state, replay
+from games.reading import (
+    _remember_state,
+    _state_key,
+)
+from games.reading import (
+    game_export_log as game_export_log,
+)
+from games.reading import (
+    game_regulations as game_regulations,
+)
+from games.reading import (
+    game_state as game_state,
+)
+from games.rules import (
+    GameState,
+    Regulations,
+    RuleViolation,
+    apply,
+    check_title,
+    new_state,
+    replay,
+    validate_action,
+    validate_log,
+)
+from games.rules.schema import bad_action, check_text
 
 
 class StaleRevision(Exception):
@@ -61,51 +85,22 @@ class Outcome:
     action: GameAction | None
 
 
-# --- reading -----------------------------------------------------------------
-
-
-def game_regulations(game: Game) -> Regulations:
-    return Regulations.from_dict(game.regulations) if game.regulations else Regulations()
-
-
-def game_state(game: Game) -> GameState:
-    """The engine state of a game at its current revision.
-
-    A replay of its active actions, memoized per process by (game, revision):
-    the revision changes with every recorded or undone action, so a cached
-    state is never stale, and a worker that missed a change simply replays.
-    Callers get a copy, so nobody can alter the cached one.
-    """
-    key = _state_key(game)
-    cached = _STATE_CACHE.get(key)
-    if cached is None:
-        cached = replay(game.action_payloads(), game_regulations(game))
-        _remember_state(key, cached)
-    return cached.copy()
-
-
-_STATE_CACHE: OrderedDict[tuple[int, int, float], GameState] = OrderedDict()
-_STATE_CACHE_SIZE = 256
-
-
-def _state_key(game: Game) -> tuple[int, int, float]:
-    # created_at tells apart two games that got the same pk (SQLite may reuse
-    # the pk of a deleted game); seq tells apart two revisions of one game.
-    return (game.pk, game.seq, game.created_at.timestamp() if game.created_at else 0.0)
-
-
-def _remember_state(key: tuple[int, int, float], state: GameState) -> None:
-    _STATE_CACHE[key] = state
-    _STATE_CACHE.move_to_end(key)
-    while len(_STATE_CACHE) > _STATE_CACHE_SIZE:
-        _STATE_CACHE.popitem(last=False)
+# Reading lives in games.reading (the board and the exports may import it, not
+# this module); game_state, game_regulations and game_export_log stay importable
+# from here so the write path's callers need one import.
 
 
 # --- writing -----------------------------------------------------------------
 
 
 def game_create(*, host: Any, title: str = "", players: list[str] | None = None, regulations: Regulations | None = None, seating_seed: str = "") -> Game:
-    """A new game in setup; with `players`, the `seat` action is recorded at once."""
+    """A new game in setup; with `players`, the `seat` action is recorded at once.
+
+    The title and the seed are checked by the input schema first (RuleViolation
+    "bad_action"): the database never has to refuse them."""
+    title = check_title(title)
+    if seating_seed:
+        seating_seed = check_text(seating_seed, index=None, field="seed", max_len=64, min_len=1)
     with transaction.atomic():
         game = Game.objects.create(
             host=host,
@@ -132,12 +127,17 @@ def _lock(game: Game, expected_seq: int | None = None) -> Game:
 
 
 def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int | None, by: Any) -> Outcome:
-    """Apply one host action. Raises RuleViolation or StaleRevision; both change nothing."""
+    """Apply one host action. Raises RuleViolation or StaleRevision; both change nothing.
+
+    The input schema checks the action first (games/rules/schema.py: keys,
+    types, limits), naming its position in the log; what is stored is the
+    checked, normalised action."""
     if not isinstance(action, dict):
-        raise RuleViolation("bad_action", "FORMAT", {"field": "action"}, "The action must be an object.")
+        raise bad_action(None, "action", "must be a JSON object with a 'do' field", "должно быть JSON-объектом с полем do")
     with transaction.atomic():
         locked = _lock(game, expected_seq)
         before = game_state(locked)
+        action = validate_action(action, index=before.count)
         after = apply(before, action)
         locked.seq += 1
         stored = GameAction.objects.create(game=locked, seq=locked.seq, payload=action, created_by=_user_or_none(by))
@@ -192,37 +192,43 @@ def game_rebuild_projection(*, game: Game) -> GameState:
 
 
 def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game:
-    """Store a protocol log (FORMAT.md) as a game, action by action through the engine."""
-    actions = [a for a in data.get("actions", []) if a.get("do") != "expect" and not a.get("reject")]
+    """Store a protocol log (FORMAT.md) as a game, action by action through the engine.
+
+    The whole file is checked by the input schema before anything is stored
+    (RuleViolation "bad_action" naming the action's position in the file).
+    The log's `name` becomes the title when it is a valid title; like every
+    top-level key but `format` and `actions`, it is otherwise ignored."""
+    checked = validate_log(data)
+    # (position in the file, action): a refusal names the file's position.
+    actions = [(i, a) for i, a in enumerate(checked) if a["do"] != "expect" and not a.get("reject")]
+    if not title:
+        name = data.get("name")
+        try:
+            title = check_title(name) if isinstance(name, str) else ""
+        except RuleViolation:
+            title = ""
     # All or nothing: a log the engine refuses halfway leaves no half game.
     with transaction.atomic():
-        game = game_create(host=host, title=title or str(data.get("name", "")))
-        for action in actions:
-            game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+        game = game_create(host=host, title=title)
+        for position, action in actions:
+            try:
+                game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+            except RuleViolation as exc:
+                exc.params.setdefault("index", position)
+                raise
     return game
-
-
-def game_export_log(*, game: Game) -> dict[str, Any]:
-    return {"format": "mafia-protocol-log/1", "name": game.title or f"game-{game.pk}", "actions": game.action_payloads()}
 
 
 # --- clocks (DESIGN.md "Clocks": stored, never ticked) --------------------------
 
 
 def clock_remaining_ms(game: Game, now: datetime | None = None) -> int:
-    elapsed = game.clock_elapsed_ms
-    if game.clock_started_at is not None:
-        now = now or timezone.now()
-        stop = min(now, game.timeout_since) if game.timeout_since else now
-        elapsed += max(0, int((stop - game.clock_started_at).total_seconds() * 1000))
-    return max(0, game.clock_duration_ms - elapsed)
+    return clock.remaining_ms(game, now or timezone.now())
 
 
 def clock_deadline(game: Game) -> datetime | None:
     """When the running clock reaches zero, or None when it is paused."""
-    if game.clock_started_at is None or game.timeout_since is not None:
-        return None
-    return timezone.now() + timedelta(milliseconds=clock_remaining_ms(game))
+    return clock.deadline(game, timezone.now())
 
 
 def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -> Game:
@@ -297,7 +303,7 @@ def _copy_fields(source: Game, target: Game) -> None:
 
 def _pause(game: Game, now: datetime) -> None:
     if game.clock_started_at is not None:
-        game.clock_elapsed_ms += max(0, int((now - game.clock_started_at).total_seconds() * 1000))
+        game.clock_elapsed_ms += clock.run_elapsed_ms(game.clock_started_at, now)
         game.clock_started_at = None
 
 
@@ -468,4 +474,4 @@ def _sync_results(game: Game, state: GameState) -> None:
 
 def _schedule_broadcast(game: Game, *, clock_only: bool = False) -> None:
     game_id, seq, status = game.pk, game.seq, game.status
-    transaction.on_commit(lambda: live.publish_game_changed(game_id, seq, status, clock_only))
+    transaction.on_commit(lambda: publish.publish_game_changed(game_id, seq, status, clock_only))

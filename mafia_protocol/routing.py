@@ -4,7 +4,7 @@ from channels.auth import AuthMiddlewareStack
 from django.urls import URLPattern, path
 
 from discord_bridge.consumers import host_socket
-from games.consumers import board_socket, overlay_socket
+from games.board.consumers import board_socket, overlay_socket
 from tournaments.consumers import standings_socket
 
 websocket_urlpatterns: list[URLPattern] = [

@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "mafia_protocol.middleware.RefusalReasonMiddleware",
 ]
 
 ROOT_URLCONF = "mafia_protocol.urls"
@@ -124,7 +125,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # Under daphne the live-board frames are rendered and sent after the host's
-# response, from the server's loop (games/board.py); off, the host's request
+# response, from the server's loop (games/board/frames.py); off, the host's request
 # renders them itself before it answers.
 LIVE_RENDER_OFF_REQUEST = env_bool("LIVE_RENDER_OFF_REQUEST", True)
 
@@ -149,9 +150,18 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# A refused request (403, 404, 422 …) is one line — method, path, user,
+# reason — without a traceback; tracebacks are for real 500s only
+# (mafia_protocol/log_filters.py). The filter sits on the loggers, so every
+# handler (and pytest's caplog) sees the one-line record.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"one_line_client_errors": {"()": "mafia_protocol.log_filters.OneLineClientErrors"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "loggers": {
+        name: {"filters": ["one_line_client_errors"], "level": os.environ.get("LOG_LEVEL", "WARNING")}
+        for name in ("django.request", "django.security.csrf", "django.security.DisallowedHost", "django.security.SuspiciousOperation", "django.security.RequestDataTooBig", "django.security.TooManyFieldsSent")
+    },
 }

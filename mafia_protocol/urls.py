@@ -9,9 +9,9 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
-    path("games/", include("games.urls")),  # host pages (namespace "games")
-    path("games/", include("games.board_urls")),  # public board, overlay (namespace "board")
-    path("games/", include("games.export_urls")),  # xlsx / json exports (namespace "exports")
+    path("games/", include("games.console.urls")),  # host pages (namespace "games")
+    path("games/", include("games.board.urls")),  # public board, overlay (namespace "board")
+    path("games/", include("games.exports.urls")),  # xlsx / json exports (namespace "exports")
     path("games/", include("discord_bridge.urls")),  # the host's Discord panel (namespace "discord")
     path("tournaments/", include("tournaments.urls")),
 ]

@@ -6,7 +6,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from games import board, services
+from games import services
+from games.board import frames as board
 from games.models import Game
 
 PLAYERS = [f"Игрок{i}" for i in range(1, 11)]
@@ -162,7 +163,7 @@ def test_broadcast_failure_does_not_break_the_host_action(host, game, monkeypatc
     monkeypatch.setattr(board, "_send_all", boom)
     with pytest.raises(RuntimeError):
         board.broadcast_game(game.pk)
-    # Through the services the failure is swallowed (games.live uses send_robust).
+    # Through the services the failure is swallowed (games.board.publish uses send_robust).
     outcome = services.game_record_action(game=game, action={"do": "next"}, expected_seq=game.seq, by=host)
     assert Game.objects.get(pk=game.pk).seq == outcome.game.seq
 

@@ -24,7 +24,8 @@ import pytest
 from channels.layers import get_channel_layer
 from django.urls import reverse
 
-from games import board, services
+from games import services
+from games.board import frames as board
 from games.models import Game, GameSeat, NightAction
 
 SECRET_WORDS = [
@@ -47,6 +48,23 @@ def example_files(examples_dir):
 def actions_of(path):
     data = json.loads(path.read_text())
     return [a for a in data["actions"] if a["do"] != "expect" and not a.get("reject")]
+
+
+RESULT_SECTION = re.compile(r'<section id="board-result".*?</section>', re.S)
+WINNER_LABELS = {"red": ("Победа красных", "Red win"), "black": ("Победа чёрных", "Black win")}
+
+
+def without_decided_result(text, winner, where):
+    """W1/W2: once the result is decided (public `winner`), the board shows
+    it while the last words go on — in the result section only; the roles
+    stay hidden. That section is checked here and taken out of the scan."""
+    if winner is None:
+        assert not re.search(r'class="result-banner', text), f"{where}: a result before it is decided"
+        return text
+    sections = RESULT_SECTION.findall(text)
+    assert len(sections) == 1 and any(label in sections[0] for label in WINNER_LABELS[winner]), f"{where}: the decided result is not shown"
+    assert not re.search("|".join(SECRET_MARKUP + SECRET_WORDS[:-5]), sections[0], re.IGNORECASE), f"{where}: a secret in the result"
+    return RESULT_SECTION.sub("", text)
 
 
 def strip_clock(html):
@@ -80,7 +98,7 @@ def assert_clean(text, where):
 def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, examples_dir, captured, django_capture_on_commit_callbacks):
     files = example_files(examples_dir)
     assert len(files) >= 3, f"no examples under {examples_dir}"
-    checked_frames = checked_pages = ended = 0
+    checked_frames = checked_pages = ended = decided_frames = 0
     for path in files:
         game = services.game_create(host=host, title=f"Игра {path.stem.split('_')[-1]}")
         group = board.board_group(game.pk)
@@ -95,9 +113,17 @@ def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, exam
             page = client.get(reverse("board:board", args=[game.pk])).content.decode()
             if over:
                 break
+            winner = game.public_state.get("winner")
+            where = f"{path.name} action #{i} {action['do']}"
+            decided_frames += winner is not None
+            frame = dict(
+                frames[0],
+                html=without_decided_result(frames[0]["html"], winner, f"{where} frame"),
+                html_by_lang={lang: without_decided_result(h, winner, f"{where} frame {lang}") for lang, h in frames[0]["html_by_lang"].items()},
+            )
             # Everything sent to the public group, not only the HTML.
-            assert_clean(json.dumps(frames[0], ensure_ascii=False), f"{path.name} action #{i} {action['do']} frame")
-            assert_clean(page, f"{path.name} action #{i} {action['do']} page")
+            assert_clean(json.dumps(frame, ensure_ascii=False), f"{where} frame")
+            assert_clean(without_decided_result(page, winner, f"{where} page"), f"{where} page")
             checked_frames += 1
             checked_pages += 1
         # The scanner is not blind: once over, the roles are on the board.
@@ -108,6 +134,7 @@ def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, exam
             assert SECRET.search(final), f"{path.name}: roles not revealed after the end"
             assert "Шериф" in final and "Протокол" in final
     assert checked_frames > 1000 and checked_pages == checked_frames
+    assert decided_frames >= 3  # W2 last words after the deciding moment were scanned too
     assert ended >= len(files) - 1
 
 

@@ -2,7 +2,7 @@
 
 The tests go through the real ASGI application (AllowedHostsOriginValidator,
 URL router) and the real services: a host action committed in the sync world
-reaches the sockets through games.signals.game_changed → games.board → the
+reaches the sockets through games.signals.game_changed → games.board.frames → the
 channel layer → the per-process hub.
 """
 
@@ -18,8 +18,9 @@ from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import override_settings
 
-from games import board, services
-from games.fanout import get_hub
+from games import services
+from games.board import frames as board
+from games.board.fanout import get_hub
 from mafia_protocol.asgi import application
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]

@@ -414,7 +414,7 @@ def test_export_xlsx_command_unknown_game(tmp_path):
 @pytest.mark.django_db
 def test_tournament_game_header_and_points(examples_dir, host, client):
     from tournaments import services as tservices
-    from tournaments.scoring import game_seat_scores
+    from tournaments.standings import game_seat_scores
 
     tournament = tservices.tournament_create(name="Кубок Cristalix", organizer=host)
     stage = tservices.stage_create(tournament=tournament, name="Финал")

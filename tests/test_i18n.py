@@ -20,8 +20,8 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import override
 
-from games import protocol_text as pt
 from games import services
+from games.console import protocol_text as pt
 from games.models import GameStatus, Role
 from games.rules import RuleViolation
 from games.rules.errors import MESSAGES

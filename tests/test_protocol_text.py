@@ -7,7 +7,7 @@ import json
 import pytest
 from django.utils.translation import override
 
-from games import protocol_text as pt
+from games.console import protocol_text as pt
 from games.rules import RuleViolation, apply, replay
 
 PLAYERS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from openpyxl.cell import WriteOnlyCell
+from openpyxl.cell.cell import Cell
 from openpyxl.styles import Alignment, Font, PatternFill
 
 from games import exports as game_exports
 from games.models import GameStatus
+from mafia_protocol import xlsx
 from tournaments import standings as st
 from tournaments.models import Table, Tournament
 
@@ -55,19 +56,13 @@ def write_standings_sheet(workbook: Any, data: st.Standings, lang: str = "ru", *
     head_fill = PatternFill("solid", fgColor="DDDDDD")
     center = Alignment(horizontal="center")
 
-    def cell(value: Any, *, font: Font | None = None, fill: PatternFill | None = None, align: Alignment | None = None) -> WriteOnlyCell:
-        c = WriteOnlyCell(ws, value=value)
-        if font:
-            c.font = font
-        if fill:
-            c.fill = fill
-        if align:
-            c.alignment = align
-        return c
+    def cell(value: Any, *, font: Font | None = None, fill: PatternFill | None = None, align: Alignment | None = None) -> Cell:
+        # User text (the tournament's and the players' names) is literal text, never a formula.
+        return xlsx.cell(ws, value, font=font, fill=fill, alignment=align)
 
     ws.column_dimensions["B"].width = 22
     ws.append([cell(f"{data.tournament.name} — {L['title']}", font=Font(bold=True, size=14))])
-    ws.append([L["policy"], data.tournament.scoring_revision, "", L["games"], data.games])
+    ws.append(xlsx.row(ws, [L["policy"], data.tournament.scoring_revision, "", L["games"], data.games]))
     ws.append([])
     rounds = rounds or []
     header = [cell(h, font=bold, fill=head_fill, align=center) for h in L["cols"]]
@@ -99,7 +94,7 @@ def write_standings_sheet(workbook: Any, data: st.Standings, lang: str = "ru", *
         for sid, _order, rn in rounds:
             v = per_round.get((r.key, sid, rn))
             row.append(_num(v) if v is not None else "")
-        ws.append(row)
+        ws.append(xlsx.row(ws, row))
     return ws
 
 

@@ -149,7 +149,15 @@ class PolicyForm(forms.Form):
     ci_enabled = forms.BooleanField(label=_("Компенсация Ci (N10)"), required=False)
     ci_first = _dec(_("Ci: первое значение (N11)"))
     ci_step = _dec(_("Ci: шаг прогрессии (N11)"))
-    ci_counts_black_shots = forms.BooleanField(label=_("Отстрел чёрным в N1 тоже увеличивает счёт Ci"), required=False)
+    ci_red_shots_only = forms.BooleanField(
+        label=_("Ci: считать только отстрелы красным в N1 (отступление от регламента, N11)"),
+        help_text=_(
+            "По регламенту (N11) счёт Ci растёт с каждым отстрелом игрока в N1 за этап, за какую бы команду он ни играл: "
+            "отстрелянный чёрным Ci не получает (N10), но его следующий отстрел красным в этапе оплачивается на шаг выше. "
+            "Эта настройка считает только отстрелы красным — это отступление от текста регламента."
+        ),
+        required=False,
+    )
     extra_min = _dec(_("Доп. баллы: минимум"))
     extra_max = _dec(_("Доп. баллы: максимум"))
     penalty_removed_by_fouls = _dec(_("Штраф: удаление 4-м фолом (F3)"), help_text=_("Положительное число вычитается."))
@@ -206,7 +214,7 @@ class PolicyForm(forms.Form):
             ci_enabled=d["ci_enabled"],
             ci_first=d["ci_first"],
             ci_step=d["ci_step"],
-            ci_counts_black_shots=d["ci_counts_black_shots"],
+            ci_red_shots_only=d["ci_red_shots_only"],
             extra_min=d["extra_min"],
             extra_max=d["extra_max"],
             penalty_removed_by_fouls=d["penalty_removed_by_fouls"],

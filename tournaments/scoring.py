@@ -24,10 +24,14 @@ Rules applied here:
 - N11: Ci grows per player in an arithmetic progression (first value, step)
   with the number of times that player was shot in N1 within the stage; the
   count starts again in every stage. Games count in tournament order (round,
-  then table). **INTERP** (a setting, `ci_counts_black_shots`, off by
-  default): only the N1 shots that earn Ci (as a red) advance the count; the
-  text counts «выведения» without naming the team, but Ci is a red's
-  compensation and a black gets none.
+  then table). RULES N11 INTERP: every N1 shot of the player counts, whatever
+  his team (the text counts «выведений этого Игрока во вторую Ночную фазу»
+  and names no team); a black shot gets no Ci himself (N10) but his next red
+  N1 shot in the stage is paid one step higher. Counting red shots only is a
+  deviation from the text, a setting (`ci_red_shots_only`) off by default.
+- Stored policies: schema 1 had `ci_counts_black_shots` (off by default,
+  i.e. red shots only); `from_dict` keeps what such a policy meant, so an
+  existing tournament keeps its scoring until an organizer changes it.
 - F15 INTERP: the grey card's point penalty is a setting, default 0.
 - Annulled games (W6) are not counted at all.
 
@@ -41,7 +45,7 @@ from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-SCHEMA = 1
+SCHEMA = 2  # 2: ci_red_shots_only replaces ci_counts_black_shots (N11)
 ZERO = Decimal(0)
 
 # Tie-breakers: key -> (higher is better?). Labels are in forms.py (translated).
@@ -96,7 +100,9 @@ class ScoringPolicy:
     ci_enabled: bool = True
     ci_first: Decimal = Decimal("0.5")  # N11 INTERP default
     ci_step: Decimal = Decimal("0.5")  # N11
-    ci_counts_black_shots: bool = False  # N11 INTERP (see the module docstring)
+    # N11: a deviation from the text when on: only red N1 shots advance the Ci
+    # count (the text counts every N1 shot of the player).
+    ci_red_shots_only: bool = False
     # The host's extra points per player per game must lie in this range.
     extra_min: Decimal = Decimal("-1")
     extra_max: Decimal = Decimal("1")
@@ -147,6 +153,15 @@ class ScoringPolicy:
             return cls()
         known = {f.name for f in fields(cls)}
         kwargs: dict[str, Any] = {}
+        if "ci_red_shots_only" not in data:
+            # Schema 1 (before RULES N11 INTERP counted every N1 shot): the
+            # stored `ci_counts_black_shots`, absent = its default then (off),
+            # meant red shots only unless it was on. Keep what was stored.
+            legacy = data.get("ci_counts_black_shots", False if data.get("schema") == 1 else None)
+            if legacy is not None:
+                if not isinstance(legacy, bool):
+                    raise ValueError("scoring.ci_counts_black_shots must be a boolean")
+                kwargs["ci_red_shots_only"] = not legacy
         for key, value in data.items():
             if key not in known:
                 continue
@@ -154,7 +169,7 @@ class ScoringPolicy:
                 if isinstance(value, Mapping):  # {"2": 0.25, "3": 0.5}
                     value = [value.get(str(i), value.get(i, 0)) for i in range(4)]
                 kwargs[key] = tuple(value)
-            elif key in ("ci_enabled", "ci_counts_black_shots"):
+            elif key in ("ci_enabled", "ci_red_shots_only"):
                 if not isinstance(value, bool):
                     raise ValueError(f"scoring.{key} must be a boolean")
                 kwargs[key] = value
@@ -286,7 +301,9 @@ def score_lines(lines: Iterable[Line], policy: ScoringPolicy) -> dict[tuple[int,
         else:
             s.base = policy.loss
         red = line.team == "red"
-        if line.first_night_victim and (red or policy.ci_counts_black_shots):
+        # N11: every N1 shot of the player advances his count (RULES N11
+        # INTERP), unless the tournament deviates to red shots only.
+        if line.first_night_victim and (red or not policy.ci_red_shots_only):
             key = (line.stage, line.player if line.player is not None else ("nick", line.game_id, line.seat_no))
             n = ci_counts.get(key, 0) + 1
             ci_counts[key] = n
@@ -308,15 +325,3 @@ def score_lines(lines: Iterable[Line], policy: ScoringPolicy) -> dict[tuple[int,
         s.total = s.base + s.best_move + s.ci + s.extra - pen
         out[(line.game_id, line.seat_no)] = s
     return out
-
-
-def game_seat_scores(game: Any) -> dict[int, dict[str, float]]:
-    """seat_no -> {"points", "extra", "ci", "base", "best_move", "penalty"} of a tournament game.
-
-    "points" is the seat's total in that game under the tournament's policy.
-    {} for a game outside a tournament or not finished (annulled games never count).
-    For the protocol sheet of the Excel exporter; reads the database.
-    """
-    from tournaments.standings import game_scores  # Django-side; keeps this module pure
-
-    return {seat: s.as_floats() for seat, s in sorted(game_scores(game).items())}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from decimal import Decimal
@@ -23,7 +23,9 @@ from django.utils.translation import gettext as _
 
 from games import services as game_services
 from games.models import Game, GameStatus
+from games.rules import RuleViolation
 from games.rules.regulations import Regulations
+from games.rules.schema import check_text
 from tournaments import seating
 from tournaments.models import (
     ExtraPoints,
@@ -406,32 +408,79 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
 # --- extra points ------------------------------------------------------------------------------
 
 
+class ExtraPointsRefused(TournamentError):
+    """Some seats' extra points were refused: `errors` by seat; nothing was stored."""
+
+    def __init__(self, errors: dict[int, str]) -> None:
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{seat}: {text}" for seat, text in sorted(self.errors.items())), "points")
+
+
 def extra_points_set(*, game: Game, seat_no: int, points: Decimal | str | float, comment: str = "", by: Any) -> ExtraPoints | None:
     """The host's extra points for one seat of a tournament game (0 without a comment removes them)."""
+    try:
+        rows = extra_points_set_many(game=game, entries={seat_no: (points, comment)}, by=by)
+    except ExtraPointsRefused as exc:
+        raise TournamentError(next(iter(exc.errors.values())), exc.field) from None
+    return rows.get(int(seat_no))
+
+
+def extra_points_set_many(*, game: Game, entries: Mapping[int, tuple[Decimal | str | float, str]], by: Any) -> dict[int, ExtraPoints | None]:
+    """Several seats' extra points at once: all or nothing, one live push.
+
+    Every entry is checked first; one refused entry refuses the submit
+    (ExtraPointsRefused names each refused seat) and nothing is stored.
+    Then one transaction writes them all and the standings are pushed once,
+    after the commit (issue 11, finding 5)."""
     table = Table.objects.filter(game=game).select_related("round__stage__tournament").first()
     if table is None:
         raise TournamentError(_("Это не турнирная игра."), "game")
-    if not 1 <= int(seat_no) <= TABLE_SIZE:
+    policy = table.round.stage.tournament.policy
+    checked: dict[int, tuple[Decimal, str]] = {}
+    errors: dict[int, str] = {}
+    for seat_no, (points, comment) in entries.items():
+        try:
+            checked[int(seat_no)] = _checked_extra(policy, seat_no, points, comment)
+        except TournamentError as exc:
+            errors[int(seat_no)] = exc.message
+    if errors:
+        raise ExtraPointsRefused(errors)
+    tid = table.round.stage.tournament_id
+    rows: dict[int, ExtraPoints | None] = {}
+    with transaction.atomic():
+        for seat_no, (value, comment) in checked.items():
+            if value == 0 and not comment:
+                ExtraPoints.objects.filter(game=game, seat_no=seat_no).delete()
+                rows[seat_no] = None
+            else:
+                rows[seat_no], _created = ExtraPoints.objects.update_or_create(game=game, seat_no=seat_no, defaults={"points": value, "comment": comment, "given_by": _user(by)})
+        if game.status == GameStatus.FINISHED:
+            _push_after_commit(tid)
+    return rows
+
+
+def _checked_extra(policy: ScoringPolicy, seat_no: Any, points: Decimal | str | float, comment: str) -> tuple[Decimal, str]:
+    if type(seat_no) is not int or not 1 <= seat_no <= TABLE_SIZE:
         raise TournamentError(_("Место должно быть от 1 до 10."), "seat_no")
+    if isinstance(points, str) and len(points.strip()) > 20:
+        raise TournamentError(_("Баллы должны быть числом."), "points")
     try:
         value = D(points)
-    except ValueError as exc:
-        raise TournamentError(_("Баллы должны быть числом."), "points") from exc
-    policy = table.round.stage.tournament.policy
+    except ValueError:
+        raise TournamentError(_("Баллы должны быть числом."), "points") from None
+    # NaN would make the range check itself fail; ±Infinity is out of range anyway.
+    if not value.is_finite():
+        raise TournamentError(_("Баллы должны быть числом."), "points")
     if not policy.extra_allowed(value):
         raise TournamentError(_("Доп. баллы должны быть от %(min)s до %(max)s.") % {"min": policy.extra_min, "max": policy.extra_max}, "points")
     if value != value.quantize(Decimal("0.01")):
         raise TournamentError(_("Не больше двух знаков после запятой."), "points")
-    tid = table.round.stage.tournament_id
-    with transaction.atomic():
-        if value == 0 and not comment.strip():
-            ExtraPoints.objects.filter(game=game, seat_no=seat_no).delete()
-            row = None
-        else:
-            row, _created = ExtraPoints.objects.update_or_create(game=game, seat_no=seat_no, defaults={"points": value, "comment": comment.strip()[:300], "given_by": _user(by)})
-        if game.status == GameStatus.FINISHED:
-            _push_after_commit(tid)
-    return row
+    try:
+        # The same text rules as a penalty reason (games/rules/schema.py).
+        text = check_text(comment or "", index=None, field="comment", max_len=300, line_breaks=True)
+    except RuleViolation as exc:
+        raise TournamentError(_("Комментарий: не длиннее 300 символов, без управляющих символов."), "comment") from exc
+    return value, text
 
 
 # --- internals ------------------------------------------------------------------------------------

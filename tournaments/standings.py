@@ -317,3 +317,13 @@ def game_scores(game: Any) -> dict[int, SeatScore]:
     lines, _ = tournament_lines(tournament, stage=stage)
     scores = score_lines(lines, tournament.policy)
     return {seat: s for (gid, seat), s in scores.items() if gid == game.pk}
+
+
+def game_seat_scores(game: Any) -> dict[int, dict[str, float]]:
+    """seat_no -> {"points", "extra", "ci", "base", "best_move", "penalty"} of a tournament game.
+
+    "points" is the seat's total in that game under the tournament's policy.
+    {} for a game outside a tournament or not finished (annulled games never count).
+    For the protocol sheet of the Excel exporter; reads the database.
+    """
+    return {seat: s.as_floats() for seat, s in sorted(game_scores(game).items())}

@@ -461,13 +461,12 @@ def game_extra_points(request: HttpRequest, game_id: int) -> HttpResponse:
     policy: ScoringPolicy = t.policy
     errors: dict[int, str] = {}
     if request.method == "POST":
-        for seat_no in range(1, 11):
-            raw = (request.POST.get(f"points_{seat_no}", "") or "0").strip()
-            comment = request.POST.get(f"comment_{seat_no}", "")
-            try:
-                services.extra_points_set(game=game, seat_no=seat_no, points=raw, comment=comment, by=request.user)
-            except services.TournamentError as exc:
-                errors[seat_no] = exc.message
+        # One submit, one transaction: every seat is stored or none (and one live push).
+        entries = {seat_no: ((request.POST.get(f"points_{seat_no}", "") or "0").strip(), request.POST.get(f"comment_{seat_no}", "")) for seat_no in range(1, 11)}
+        try:
+            services.extra_points_set_many(game=game, entries=entries, by=request.user)
+        except services.ExtraPointsRefused as exc:
+            errors = exc.errors
         if not errors:
             messages.success(request, _("Доп. баллы сохранены."))
             return redirect(reverse("tournaments:game_extra_points", args=[game.pk]))

@@ -24,6 +24,15 @@ from games.rules.logfile import (
     run_log,
 )
 from games.rules.regulations import DEFAULT_REGULATIONS, Regulations
+from games.rules.schema import (
+    MAX_ACTION_BYTES,
+    MAX_LOG_BYTES,
+    check_title,
+    parse_action_json,
+    parse_log_bytes,
+    validate_action,
+    validate_log,
+)
 from games.rules.state import GameState, Record
 
 __all__ = [
@@ -33,6 +42,8 @@ __all__ = [
     "NEXT_STEPS",
     "PENALTY_REASONS",
     "GameState",
+    "MAX_ACTION_BYTES",
+    "MAX_LOG_BYTES",
     "LogResult",
     "Record",
     "Regulations",
@@ -40,12 +51,17 @@ __all__ = [
     "apply",
     "apply_in_place",
     "check_expect",
+    "check_title",
     "legal_actions",
     "load_log",
     "log_files",
     "new_state",
+    "parse_action_json",
+    "parse_log_bytes",
     "reasons_for",
     "replay",
     "run_file",
     "run_log",
+    "validate_action",
+    "validate_log",
 ]

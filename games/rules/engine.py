@@ -11,8 +11,9 @@ The flow of a game (FORMAT.md "Steps and what `next` does"):
     Day k: speech × players at the table (D2 order)
            → voting → [tie_speech × tied → voting]* → [lift_vote]
            → last_word × leaving → Night k
-    Night k: mafia_shot → don_check → sheriff_check → best_move (N1 only)
-           → morning (the player shot leaves, W1/W4) → last_word → Day k+1
+    Night k: mafia_shot → [W1 at the shot] → don_check → sheriff_check
+           → best_move (N1 only) → morning (the player shot leaves, W4)
+           → last_word → Day k+1 (or finished when decided)
 
 Readings the texts leave open are marked ``READING`` with the rule id where
 they are implemented; in short:
@@ -25,12 +26,18 @@ they are implemented; in short:
   that *begins* after the 3rd foul; F6 counts the players at the table when
   that step begins.
 - V5/X4: a vote whose candidates drop (removals) to none, or to one on Day 1,
-  is not held — also a revote; the remaining tie speeches are still given.
+  is not held — also a revote or a lift vote; on Day 1 the remaining tie
+  speeches are not given either (no revote follows them): the Night begins.
 - V6: Day 1 only, in any round, the top count shared by 3+ candidates.
 - V10: "the same candidates" = every candidate of that revote is tied.
 - V11: also when removals on the lift vote leave only the tied at the table.
-- W1: a removal that decides the game ends it at once, by Day or Night, also
-  cutting short the last word of an earlier, non-deciding leaver.
+- W1: the player shot is out for the result from the shot on: W1 is checked
+  right after ``shots`` and after any removal that Night counting him out.
+  A deciding shot (or a deciding removal after a pending shot) skips the
+  Night's remaining steps: the morning, his last word, then ``finished``.
+  A deciding removal with no last word due ends the game at once.
+- W2: a removal that decides the game while a last word is running (or
+  queued) fixes the winner; those last words go on, then ``finished``.
 - W5: ``ppk`` is the offending team; its ``seat`` may be a player who left.
 - F10: "before the result" = on the Day, until its vote has an outcome
   (someone leaves, the lift fails, V6, V11); the Day-2 exception applies to
@@ -651,6 +658,14 @@ def _do_shots(s: GameState, a: Action) -> None:
     victim = targets.pop() if len(targets) == 1 else None
     _record_shot(s, by, victim)
     s.victim = victim
+    if victim is not None and _check_winner(s):
+        # W1: «Моментом вывода игрока является … вывод Командой «черных»
+        # Игрока в Ночную Фазу»: checked right after the shot, counting him
+        # out. A deciding shot skips the Night's remaining steps (checks,
+        # best move): the morning comes, he leaves with his last word (W2).
+        _event(s, "decided_by_shot", victim=victim)
+        _morning(s)
+        return
     _night_advance(s, "mafia_shot")
 
 
@@ -773,8 +788,11 @@ def _check_winner(s: GameState) -> bool:
     if s.winner is not None:
         return False
     roles = s.roles
-    blacks = sum(1 for x in s.at_table if roles.get(x) in BLACK_ROLES)
-    reds = len(s.at_table) - blacks
+    # W1: the player shot this Night is out from the shot on, though he keeps
+    # his seat until the morning.
+    counted = [x for x in s.at_table if x != s.victim]
+    blacks = sum(1 for x in counted if roles.get(x) in BLACK_ROLES)
+    reds = len(counted) - blacks
     if blacks == 0:
         winner = "red"
     elif blacks >= reds:
@@ -914,11 +932,20 @@ def _removal(s: GameState, seat: int, at_table: bool, how: str, cancelling: bool
     entry["removed"] = True
     entry["how"] = how
     if _check_winner(s):
-        # W1 INTERP: any removal is checked at once. READING: a removal that
-        # decides the game ends it at once, by Day as by Night (FORMAT.md says
-        # so for the Night; the removed player has no last word, and a last
-        # word of an earlier, non-deciding leaver is cut short too).
+        # W1 INTERP: any removal is checked at once (the player shot this
+        # Night counted out). The removed player has no last word (F3).
         s.record.penalties.append(entry)
+        if s.step == "last_word":
+            # W2 INTERP: a last word already granted is never cut short; the
+            # winner is fixed now, the running and queued last words go on,
+            # and `next` after the last one finishes the game.
+            return
+        if s.victim is not None and s.victim in s.at_table:
+            # W1 (FORMAT "Penalties"): the Night's remaining steps are
+            # skipped; the morning comes and the player shot leaves with his
+            # last word (W2), then the game is finished.
+            _morning(s)
+            return
         _finish(s)
         return
     stop_vote = False
@@ -967,13 +994,22 @@ def _after_removal(s: GameState, seat: int, was_victim: bool) -> None:
         if s.speaker == seat:
             _next_speech(s)  # the next speaker's step begins
     elif step == "tie_speech":
-        if s.speaker == seat:
+        if s.day == 1 and len(s.nominees) <= 1:
+            # V5 (FORMAT "Penalties"): one candidate left on Day 1 — no
+            # revote will be held, so the remaining tie speeches are not
+            # given either; the Night begins.
+            _start_vote(s)
+        elif s.speaker == seat:
             _next_tie_speech(s)
     elif step == "voting":
         _start_vote(s)  # none left, or one left on Day 1: the Night begins
     elif step == "lift_vote":
         if not s.nominees:
             _begin_night(s)
+        elif s.day == 1 and len(s.nominees) == 1:
+            # V5: one candidate left on Day 1: no lift vote is held, nobody
+            # leaves; the Night begins.
+            _start_vote(s)
         elif len(s.nominees) == len(s.at_table):
             # V11: no lift vote may remove every player at the table.
             s.result_known = True

@@ -11,6 +11,12 @@ from typing import Any
 from games.rules.engine import apply_in_place
 from games.rules.errors import RuleViolation
 from games.rules.regulations import Regulations
+from games.rules.schema import (
+    MAX_LOG_BYTES,
+    JSONInputError,
+    parse_json,
+    validate_action,
+)
 from games.rules.state import GameState
 
 LOG_FORMAT = "mafia-protocol-log/1"
@@ -33,9 +39,15 @@ class LogResult:
 
 
 def load_log(path: str | Path) -> dict[str, Any]:
-    """Read a log file; raises ValueError if it is not a protocol log."""
-    with open(path, encoding="utf-8") as fh:
-        data = json.load(fh)
+    """Read a log file; raises ValueError if it is not a protocol log.
+
+    Parsed with bounded work (schema.parse_json: size, nesting, digits)."""
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_LOG_BYTES + 1)
+    try:
+        data = parse_json(raw, max_bytes=MAX_LOG_BYTES)
+    except JSONInputError as exc:
+        raise ValueError(f"{path}: {exc.en}") from None
     if not isinstance(data, dict) or not isinstance(data.get("actions"), list):
         raise ValueError(f"{path}: not a protocol log (an object with an 'actions' list)")
     fmt = data.get("format")
@@ -79,14 +91,23 @@ def run_log(data: dict[str, Any], regulations: Regulations | None = None) -> Log
         result.ok = False
         result.failure = "the log has no 'actions' list"
         return result
-    for i, action in enumerate(actions):
-        if isinstance(action, dict) and action.get("do") == "expect":
+    for i, raw_action in enumerate(actions):
+        # The input schema first, as on every path that makes actions; a
+        # malformed `reject` action is a correct refusal.
+        try:
+            action = validate_action(raw_action, index=i, allow_expect=True)
+        except RuleViolation as exc:
+            if isinstance(raw_action, dict) and raw_action.get("reject") is True:
+                result.rejected += 1
+                continue
+            return _fail(result, i, raw_action, f"refused: [{exc.rule} {exc.code}] {exc.message}")
+        if action["do"] == "expect":
             problems = check_expect(state, action)
             if problems:
                 return _fail(result, i, action, "expect failed: " + "; ".join(problems))
             result.checked += 1
             continue
-        if isinstance(action, dict) and action.get("reject") is True:
+        if action.get("reject") is True:
             before = state.public_dict()
             try:
                 apply_in_place(state, action)

@@ -37,6 +37,22 @@ DEFAULT_WEIGHTS: dict[str, float] = {
 }
 
 
+# A profile that drives games to their decisive moments: many removals, also
+# on the steps where the readings of RULES W1/W2 matter (a Night after its
+# shot, a last word), and sure shots — so Nights decided by their shot (W1)
+# and removals deciding the game during a last word (W2 INTERP) are common.
+ENDGAME_WEIGHTS: dict[str, float] = {
+    **DEFAULT_WEIGHTS,
+    "nominate": 12,
+    "foul": 1.5,
+    "warning": 0.6,
+    "disqualify": 1.2,
+    "remove": 1.0,
+    "ppk": 0.0,
+    "annul": 0.0,
+}
+
+
 def build_action(option: Action, state: GameState, rng: random.Random, hit: float = 0.75) -> Action:
     """One concrete action from a ``legal_actions`` option."""
     do = option["do"]
@@ -143,3 +159,24 @@ def random_game(
             continue  # an option the dict could not fully express (rare): draw again
         log.append(action)
     return log
+
+
+def log_with_checkpoints(actions: list[Action], *, name: str | None = None, regulations: Any = None) -> dict[str, Any]:
+    """A protocol log file (FORMAT.md) of ``actions`` with an ``expect`` of
+    ``step`` and ``speaker`` after every action and of the final state at the
+    end, like shared/protocol-log/examples/random. The checkpoints are what
+    this engine computes: a file to hand to another implementation, or to
+    replay after a JSON round trip."""
+    s = GameState(regulations)
+    out: list[Action] = []
+    for action in actions:
+        apply_in_place(s, action)
+        out.append(action)
+        out.append({"do": "expect", "step": s.step, "speaker": s.speaker})
+    final = s.public_dict()
+    out.append({"do": "expect", **{k: final[k] for k in ("status", "winner", "at_table", "left", "fouls", "checks", "best_move")}})
+    data: dict[str, Any] = {"format": "mafia-protocol-log/1"}
+    if name:
+        data["name"] = name
+    data["actions"] = out
+    return data

@@ -60,7 +60,9 @@ class Record:
     - speeches: {index, day, phase, kind: "speech"|"tie_speech"|"last_word", seat, seconds}
     - events: {index, kind, day, ...} for what has no list of its own:
       "vote_cancelled", "no_nominees", "single_candidate_day1" (V5),
-      "vote_stopped" (F10: a vote under way stopped), "draw" (W4).
+      "vote_stopped" (F10: a vote under way stopped), "draw" (W4),
+      "decided_by_shot" (W1: the shot decided the game; the Night's remaining
+      steps were not held).
     - result: {index, winner, ppk, annulled, reason} once decided, else None.
     """
 

@@ -17,7 +17,15 @@ from games.rules import (
     new_state,
     replay,
 )
-from games.rules.simulate import build_action, random_action, random_game
+from games.rules.logfile import run_log
+from games.rules.simulate import (
+    ENDGAME_WEIGHTS,
+    build_action,
+    log_with_checkpoints,
+    random_action,
+    random_game,
+)
+from games.rules.state import BLACK_ROLES, GameState
 
 SEATS = set(range(1, 11))
 
@@ -71,6 +79,78 @@ def _check_invariants(s: Any, *, deep: bool = True) -> None:
             assert pub["winner"] in ("red", "black", "draw")
 
 
+NIGHT_STEPS = ("mafia_shot", "don_check", "sheriff_check", "best_move")
+REMOVING = ("foul", "warning", "disqualify", "remove")
+
+
+def _shot_this_night(s: GameState) -> int | None:
+    """The player shot this Night who still sits at the table (he leaves in
+    the morning, N2), read from the record, not from the engine's bookkeeping."""
+    if s.phase != "night" or s.step not in NIGHT_STEPS:
+        return None
+    shots = s.record.shots
+    if shots and shots[-1]["night"] == s.day and shots[-1]["victim"] in s.at_table:
+        return int(shots[-1]["victim"])
+    return None
+
+
+def _w1(s: GameState) -> str | None:
+    """RULES W1 as written: red wins when no black is left, black when blacks
+    are at least the reds; the player shot this Night is out from the shot."""
+    out = _shot_this_night(s)
+    counted = [x for x in s.at_table if x != out]
+    blacks = sum(1 for x in counted if s.roles.get(x) in BLACK_ROLES)
+    if blacks == 0:
+        return "red"
+    if blacks >= len(counted) - blacks:
+        return "black"
+    return None
+
+
+def _check_readings(before: GameState, action: dict[str, Any], after: GameState, seen: dict[str, int] | None = None) -> None:
+    """The readings of RULES W1, W2 INTERP and V5 checked on one applied action."""
+    do = action["do"]
+    seen = seen if seen is not None else {}
+    if after.status == "annulled" or after.ppk is not None or before.status != "running":
+        return
+    # W1: checked at once — while nobody has won, the condition does not hold.
+    if after.status == "running" and after.winner is None:
+        assert _w1(after) is None, f"{do}: W1 holds ({_w1(after)}) but no winner"
+    decided = before.winner is None and after.winner in ("red", "black")
+    if decided:
+        assert after.winner == _w1(after), f"{do}: winner {after.winner}, W1 gives {_w1(after)}"
+    if do == "shots" and decided:
+        # W1: the shot decides; the Night's remaining steps are not held, the
+        # morning: he leaves with his last word (W2).
+        victim = after.record.shots[-1]["victim"]
+        assert victim is not None
+        assert (after.status, after.step, after.speaker, after.phase) == ("running", "last_word", victim, "night")
+        assert after.checks == before.checks and after.best_move == before.best_move
+        assert after.left[-1] == {"seat": victim, "how": "shot", "day": before.day, "phase": "night"}
+        seen["decided_by_shot"] = seen.get("decided_by_shot", 0) + 1
+    elif decided and do in REMOVING and before.step in NIGHT_STEPS:
+        victim = _shot_this_night(before)
+        if victim is not None and victim != action.get("seat"):
+            # W1 (FORMAT "Penalties"): the morning comes, the player shot
+            # leaves with his last word.
+            assert (after.step, after.speaker, after.status) == ("last_word", victim, "running")
+            assert after.left[-1]["seat"] == victim and after.left[-1]["how"] == "shot"
+            seen["night_removal_then_morning"] = seen.get("night_removal_then_morning", 0) + 1
+        else:
+            assert after.status == "finished"
+    if before.step == "last_word" and do not in ("next", "ppk", "annul"):
+        ends = bool(after.record.penalties) and after.record.penalties[-1].get("ends_last_word") and after.record.penalties[-1]["index"] == before.count
+        if not ends:
+            # W2 INTERP: a last word already granted is never cut short.
+            assert (after.step, after.speaker, after.status) == ("last_word", before.speaker, "running"), f"{do} cut a last word short"
+            if decided:
+                seen["decided_during_last_word"] = seen.get("decided_during_last_word", 0) + 1
+    if before.step == "last_word" and before.winner is not None and do == "next":
+        assert after.status == "finished" or (after.step == "last_word" and after.winner == before.winner)
+    if after.status == "running" and after.day == 1 and after.phase == "day" and after.step in ("tie_speech", "voting", "lift_vote"):
+        assert len(after.nominees) >= 2, "V5: no Day 1 vote, tie speech or lift vote with one candidate"
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rng=st.randoms(use_true_random=False), mutate=st.floats(0, 0.3))
 def test_random_legal_games(rng: random.Random, mutate: float) -> None:
@@ -84,6 +164,7 @@ def test_random_legal_games(rng: random.Random, mutate: float) -> None:
         if rng.random() < mutate:
             action = _mutate(action, rng)
         before = s.snapshot()
+        previous = s.copy()
         try:
             apply_in_place(s, action)
         except RuleViolation as exc:
@@ -92,6 +173,7 @@ def test_random_legal_games(rng: random.Random, mutate: float) -> None:
             continue
         log.append(action)
         _check_invariants(s)
+        _check_readings(previous, action, s)
     # replay(log) equals applying one by one
     assert replay(log) == s
     # undo (replay of log[:-1]) then redo gives the same state
@@ -156,3 +238,44 @@ def test_legal_actions_offer_no_next_on_votes() -> None:
     assert "next" not in kinds and "votes" in kinds
     vote = next(o for o in legal_actions(s) if o["do"] == "votes")
     assert vote["candidates"] == [5, 6] and vote["voters"] == list(range(1, 11))
+
+
+def test_endgame_games_follow_w1_w2_v5_and_replay_step_by_step() -> None:
+    """Random games driven to their decisive moments (ENDGAME_WEIGHTS): every
+    action is checked against RULES W1 (the shot decides at the shot, the
+    player shot counted out for later removals), W2 INTERP (a granted last
+    word is never cut short) and V5; every game, written as a log with a
+    checkpoint of step and speaker after every action, replays through the
+    log runner after a JSON round trip, and a replay of any prefix gives the
+    state reached there (undo)."""
+    seen: dict[str, int] = {}
+    for seed in range(250):
+        rng = random.Random(seed)
+        log = random_game(rng, weights=ENDGAME_WEIGHTS, hit=0.95, max_actions=600)
+        s = new_state()
+        states: list[dict[str, Any]] = []
+        for action in log:
+            previous = s.copy()
+            apply_in_place(s, action)
+            _check_invariants(s, deep=False)
+            _check_readings(previous, action, s, seen)
+            states.append(s.public_dict())
+        data = json.loads(json.dumps(log_with_checkpoints(log, name=f"endgame_{seed}")))
+        result = run_log(data)
+        assert result.ok, f"seed {seed}: {result.failure}"
+        assert result.checked == len(log) + 1
+        for i in rng.sample(range(len(log)), min(4, len(log))):
+            assert replay(log[: i + 1]).public_dict() == states[i], f"seed {seed}: replay of {i + 1} actions differs"
+    # The readings were exercised, not only allowed.
+    assert seen.get("decided_by_shot", 0) >= 5, seen
+    assert seen.get("decided_during_last_word", 0) >= 5, seen
+    assert seen.get("night_removal_then_morning", 0) >= 2, seen
+
+
+def test_log_with_checkpoints_fails_on_a_changed_step() -> None:
+    log = random_game(random.Random(3), weights=ENDGAME_WEIGHTS, hit=0.95)
+    data = log_with_checkpoints(log)
+    checkpoints = [i for i, a in enumerate(data["actions"]) if a["do"] == "expect" and a.get("step") == "speech"]
+    assert checkpoints
+    data["actions"][checkpoints[0]]["step"] = "tie_speech"
+    assert not run_log(data).ok

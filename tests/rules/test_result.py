@@ -19,16 +19,19 @@ def test_w1_red_wins_the_moment_the_last_black_leaves_w2_last_word() -> None:
     g.next().expect(status="finished", step="finished", winner="red", speaker=None)
 
 
-def test_w1_black_wins_when_blacks_equal_reds_after_the_morning() -> None:
+def test_w1_black_wins_at_the_shot_no_checks_no_best_move() -> None:
+    # W1: the shot itself is the moment 8 is out: 3 blacks v 3 reds at once.
     g = G(sheriff=1, don=2, mafia=(3, 4)).to_day1()
     for seat in (5, 6, 7):
         g.do("remove", seat=seat)
     g.expect(at_table=[1, 2, 3, 4, 8, 9, 10], winner=None)  # 3 blacks, 4 reds
     g.speeches()
-    g.shots({2: 8, 3: 8, 4: 8}).next(2)  # don check, sheriff check; N1 best move
-    g.expect(step="best_move", winner=None)  # the victim is still at the table
-    g.next()
-    g.expect(winner="black", status="running", step="last_word", speaker=8, phase="night", left=[*g.pub["left"][:3], left(8, "shot", 1, "night")])
+    g.shots({2: 8, 3: 8, 4: 8})
+    # W1: the Night's remaining steps (don/sheriff check, N1 best move) are
+    # not held; the morning comes, 8 leaves with his last word (W2).
+    g.expect(winner="black", status="running", step="last_word", speaker=8, phase="night", checks=[], best_move=None,
+             left=[*g.pub["left"][:3], left(8, "shot", 1, "night")])
+    assert g.s.record.result["index"] == len(g.log) - 1  # decided by the shot action
     g.next().expect(status="finished", winner="black")
 
 
@@ -41,16 +44,47 @@ def test_w1_removal_deciding_the_game_ends_it_at_once() -> None:
     assert g.pub["left"][-1] == left(8, "disqualified", 1, "day")
 
 
-def test_w1_removal_deciding_in_a_night_ends_it_pending_shot_ignored() -> None:
+def test_w1_removal_deciding_in_a_night_counts_the_player_shot_out() -> None:
     g = G(sheriff=1, don=2, mafia=(3, 4)).to_day1()
     for seat in (5, 6):
         g.do("remove", seat=seat)
     g.speeches()
-    g.shots({2: 7, 3: 7, 4: 7})  # 7 shot: would leave in the morning
-    g.do("disqualify", seat=8)  # 3 blacks (1..4 minus 1) vs 1, 7, 9, 10 → 3 v 4: not yet
-    g.expect(status="running", winner=None)
-    g.do("disqualify", seat=9)  # 3 vs 3 (7 still at the table): black wins at once
-    g.expect(status="finished", winner="black", at_table=[1, 2, 3, 4, 7, 10])
+    g.shots({2: 7, 3: 7, 4: 7})  # 7 shot: out for W1 (3 blacks v 1, 8, 9, 10): not decided
+    g.expect(status="running", winner=None, step="don_check", at_table=[1, 2, 3, 4, 7, 8, 9, 10])
+    g.do("disqualify", seat=8)  # 3 blacks v 1, 9, 10 (7 counted out): black wins now
+    # W1 (FORMAT "Penalties"): the remaining steps are skipped; the morning:
+    # 7 leaves with his last word (W2), then finished.
+    g.expect(status="running", winner="black", step="last_word", speaker=7, phase="night", at_table=[1, 2, 3, 4, 9, 10])
+    assert g.pub["left"][-2:] == [left(8, "disqualified", 1, "night"), left(7, "shot", 1, "night")]
+    g.next().expect(status="finished", winner="black")
+
+
+def test_w1_removal_after_a_deciding_shot_changes_nothing_w3() -> None:
+    g = G(sheriff=1, don=2, mafia=(3, 4)).to_day1()
+    for seat in (5, 6, 7):
+        g.do("remove", seat=seat)
+    g.speeches()
+    g.shots({2: 8, 3: 8, 4: 8})
+    g.expect(winner="black", step="last_word", speaker=8)
+    for seat in (2, 3, 4):  # every black removed: W3, the result stands
+        g.do("disqualify", seat=seat)
+    g.expect(winner="black", status="running", step="last_word", speaker=8, at_table=[1, 9, 10])
+    g.next().expect(status="finished", winner="black")
+
+
+def test_w2_removal_deciding_during_a_last_word_lets_it_go_on() -> None:
+    g = G(sheriff=1, don=2, mafia=(3, 4)).to_day1()
+    for seat in (5, 6):
+        g.do("remove", seat=seat)  # 3 blacks v 1, 7, 8, 9, 10
+    g.speeches({1: 7})  # V5 on Day 1: one candidate, no vote
+    g.expect(step="mafia_shot")
+    g.night()  # a miss, no checks: the morning, Day 2
+    g.speeches({g.s.speaker: 7})
+    g.vote({7: list(g.s.at_table)})  # 7 leaves: 3 v 4, running
+    g.expect(step="last_word", speaker=7, winner=None)
+    g.do("disqualify", seat=8)  # 3 v 3: decided, but 7's last word goes on
+    g.expect(winner="black", status="running", step="last_word", speaker=7, speech_seconds=60)
+    g.next().expect(status="finished", step="finished", winner="black")
 
 
 def test_w1_the_last_black_removed_red_wins_at_once() -> None:

@@ -52,10 +52,67 @@ def test_n10_black_n1_victim_gets_neither_ci_nor_best_move_points():
     assert s.ci == 0 and s.best_move == 0 and s.total == 0
 
 
-def test_n11_black_shots_do_not_advance_the_count_by_default():
+def test_n11_every_n1_shot_advances_the_count_by_default():
+    # RULES N11 INTERP: the text counts every N1 shot of the player, whatever
+    # his team; the black shot itself gets no Ci (N10).
     lines = [line(1, team="black", role="don", first_night_victim=True), line(2, first_night_victim=True)]
-    assert score_lines(lines, ScoringPolicy())[(2, 1)].ci == Decimal("0.5")
-    assert score_lines(lines, ScoringPolicy(ci_counts_black_shots=True))[(2, 1)].ci == Decimal("1.0")
+    s = score_lines(lines, ScoringPolicy())
+    assert s[(1, 1)].ci == 0
+    assert s[(2, 1)].ci == Decimal("1.0") and s[(2, 1)].ci_count == 2
+    assert score_lines(lines, ScoringPolicy(ci_red_shots_only=True))[(2, 1)].ci == Decimal("0.5")
+
+
+def _issue9_lines():
+    """Red, black, red in N1 of stage 1, then red in N1 of stage 2."""
+    return [
+        line(1, stage=1, first_night_victim=True),
+        line(2, stage=1, team="black", role="mafia", first_night_victim=True),
+        line(3, stage=1, first_night_victim=True),
+        line(4, stage=2, first_night_victim=True),
+    ]
+
+
+def test_n11_red_black_red_then_next_stage_literal_default():
+    s = score_lines(_issue9_lines(), ScoringPolicy())
+    assert [s[(g, 1)].ci for g in (1, 2, 3, 4)] == [Decimal("0.5"), 0, Decimal("1.5"), Decimal("0.5")]
+
+
+def test_n11_red_black_red_then_next_stage_red_only_setting():
+    s = score_lines(_issue9_lines(), ScoringPolicy(ci_red_shots_only=True))
+    assert [s[(g, 1)].ci for g in (1, 2, 3, 4)] == [Decimal("0.5"), 0, Decimal("1.0"), Decimal("0.5")]
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_n11_every_preset_counts_every_n1_shot(name):
+    assert PRESETS[name]["ci_red_shots_only"] is False
+    assert preset(name).ci_red_shots_only is False
+    assert "ci_counts_black_shots" not in PRESETS[name]
+
+
+@pytest.mark.parametrize(
+    ("stored", "red_only"),
+    [
+        ({"schema": 1, "ci_counts_black_shots": False}, True),  # the old default: red shots only
+        ({"schema": 1, "ci_counts_black_shots": True}, False),
+        ({"schema": 1, "win": 1}, True),  # schema 1 without the key: its default then (off)
+        ({"schema": 2, "ci_red_shots_only": True}, True),
+        ({"schema": 2, "ci_red_shots_only": False}, False),
+        ({"win": 2}, False),  # a partial dict of today: today's default
+    ],
+)
+def test_n11_stored_policies_keep_what_they_meant(stored, red_only):
+    assert ScoringPolicy.from_dict(stored).ci_red_shots_only is red_only
+
+
+def test_n11_policy_dict_round_trip_and_bad_value():
+    p = ScoringPolicy(ci_red_shots_only=True)
+    d = p.to_dict()
+    assert d["schema"] == 2 and d["ci_red_shots_only"] is True and "ci_counts_black_shots" not in d
+    assert ScoringPolicy.from_dict(d) == p
+    with pytest.raises(ValueError):
+        ScoringPolicy.from_dict({"schema": 1, "ci_counts_black_shots": "yes"})
+    with pytest.raises(ValueError):
+        ScoringPolicy.from_dict({"ci_red_shots_only": 1})
 
 
 def test_n10_ci_whatever_the_best_move():

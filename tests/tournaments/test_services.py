@@ -11,7 +11,7 @@ from games.models import Game
 from tests.tournaments.helpers import play_random, play_scripted, seated_tournament
 from tournaments import services
 from tournaments.models import Participant, Table, TableSeat
-from tournaments.scoring import game_seat_scores
+from tournaments.standings import game_seat_scores
 
 pytestmark = pytest.mark.django_db
 

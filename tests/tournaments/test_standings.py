@@ -10,7 +10,7 @@ from games.models import Game, GameStatus, SeatResult
 from tests.tournaments.helpers import play_random, play_scripted, seated_tournament
 from tournaments import services, standings
 from tournaments.models import Table, TableSeat
-from tournaments.scoring import game_seat_scores
+from tournaments.standings import game_seat_scores
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +50,10 @@ def _naive(t, policy):
         for r in SeatResult.objects.filter(game=table.game):
             nick = seats[r.seat_no]
             pts = policy.draw if r.winner == "draw" else (policy.win if r.won else policy.loss)
-            if r.team == "red" and r.first_night_victim:
+            if r.first_night_victim and (r.team == "red" or not policy.ci_red_shots_only):
+                # N11: every N1 shot counts (unless the red-only deviation is set).
                 n1[(table.round.stage_id, nick)] += 1
+            if r.team == "red" and r.first_night_victim:
                 pts += policy.ci_first + policy.ci_step * (n1[(table.round.stage_id, nick)] - 1)
                 if r.best_move_accepted:
                     pts += policy.best_move[r.best_move_blacks]
@@ -113,6 +115,65 @@ def test_ci_progression_and_reset_per_stage(host):
     assert me.first_killed == 4
     stage2 = t.stages.get(order=2)
     assert next(r for r in standings.compute(t, stage=stage2).rows if r.nickname == x).ci == Decimal("0.5")
+
+
+def _red_black_red_then_red(host):
+    """Issue 9: Player01 shot in N1 as red, black, red in stage 1, then red in stage 2."""
+    t = seated_tournament(host, [host], players=10, rounds=3, stages=2)
+    _start_all(t, host)
+    x = "Player01"
+    tables = list(Table.objects.filter(round__stage__tournament=t).order_by("round__stage__order", "round__number"))
+    games = []
+    for i, table in enumerate(tables[:4]):
+        seat = _seat_of(table, x)
+        games.append((play_scripted(table, n1_victim=seat, **_roles(seat, black=(i == 1))), seat))
+    for table in tables[4:]:
+        play_scripted(table, n1_victim=None, **_roles(_seat_of(table, x)))
+    return t, x, games
+
+
+def test_n11_ci_counts_every_n1_shot_red_black_red_then_next_stage(host):
+    # RULES N11 INTERP: the black shot gets no Ci (N10) but advances the count.
+    t, x, games = _red_black_red_then_red(host)
+    assert [game_seat_scores(g)[seat]["ci"] for g, seat in games] == [0.5, 0, 1.5, 0.5]
+    s = standings.compute(t, with_history=True)
+    me = next(r for r in s.rows if r.nickname == x)
+    assert me.ci == Decimal("2.5") and me.first_killed == 4
+    # The player's history shows the same Ci game by game.
+    assert [g.score.ci for g in me.history if g.line.first_night_victim] == [Decimal("0.5"), 0, Decimal("1.5"), Decimal("0.5")]
+    assert [g.score.ci_count for g in me.history if g.line.first_night_victim] == [1, 0, 3, 1]
+    assert naive_equals(t)
+
+
+def test_n11_red_only_setting_gives_the_old_progression(host):
+    t, x, games = _red_black_red_then_red(host)
+    services.tournament_set_policy(tournament=t, policy=t.policy.with_changes(ci_red_shots_only=True), by=host, note="red only")
+    t.refresh_from_db()
+    assert [game_seat_scores(g)[seat]["ci"] for g, seat in games] == [0.5, 0, 1.0, 0.5]
+    me = next(r for r in standings.compute(t).rows if r.nickname == x)
+    assert me.ci == Decimal("2.0")
+    assert naive_equals(t)
+
+
+def test_n11_existing_tournament_keeps_its_stored_policy(host):
+    # A tournament stored before the N11 reading (schema 1, red shots only by
+    # default) keeps its scoring; a new tournament gets the literal count.
+    t, x, games = _red_black_red_then_red(host)
+    legacy = {k: v for k, v in t.scoring.items() if k != "ci_red_shots_only"}
+    legacy.update(schema=1, ci_counts_black_shots=False)
+    type(t).objects.filter(pk=t.pk).update(scoring=legacy)
+    t.refresh_from_db()
+    assert t.policy.ci_red_shots_only is True
+    assert [game_seat_scores(g)[seat]["ci"] for g, seat in games] == [0.5, 0, 1.0, 0.5]
+    assert t.scoring == legacy  # reading it changes nothing stored
+    fresh = services.tournament_create(name="New cup", organizer=host)
+    assert fresh.policy.ci_red_shots_only is False
+    assert fresh.scoring_revisions.get(number=1).policy["ci_red_shots_only"] is False
+
+
+def naive_equals(t):
+    naive = _naive(t, t.policy)
+    return {r.nickname: r.total for r in standings.compute(t).rows} == {r.nickname: naive.get(r.nickname, Decimal(0)) for r in standings.compute(t).rows}
 
 
 def test_ci_also_when_the_n1_victim_is_then_removed(host):

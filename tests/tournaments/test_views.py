@@ -147,3 +147,26 @@ def test_participants_upload_xlsx(client, host, t):
     assert r.status_code == 200 and "Новичок" in r.content.decode()
     r = client.post(f"/tournaments/{t.pk}/participants/", {"text": ""}, **HX)
     assert r.status_code == 422
+
+
+def test_scoring_page_names_red_only_ci_a_deviation_off_by_default(client, host, other_user, t):
+    # RULES N11 INTERP: every N1 shot counts; counting red shots only is a
+    # setting, off by default, named as a deviation from the text.
+    client.force_login(host)
+    r = client.get(f"/tournaments/{t.pk}/scoring/")
+    html = r.content.decode()
+    assert r.context["form"].initial["ci_red_shots_only"] is False
+    assert 'name="ci_red_shots_only"' in html and 'name="ci_red_shots_only" checked' not in html
+    assert "отступление от регламента" in html and "id_ci_red_shots_only_helptext" in html
+    data = {k: ("on" if v is True else "" if v is False else v) for k, v in r.context["form"].initial.items()}
+    data = {k: v for k, v in data.items() if v != ""}
+    data["ci_red_shots_only"] = "on"
+    data["note"] = "red only"
+    assert client.post(f"/tournaments/{t.pk}/scoring/", data).status_code == 302
+    t.refresh_from_db()
+    assert t.policy.ci_red_shots_only is True and t.scoring_revision == 2
+    assert t.scoring_revisions.get(number=1).policy["ci_red_shots_only"] is False  # the history shows it
+    # A spectator (not an organizer) reads which count applies.
+    client.force_login(other_user)
+    html = client.get(f"/tournaments/{t.pk}/scoring/").content.decode()
+    assert "только отстрелы красным в N1 (отступление от регламента, N11)" in html

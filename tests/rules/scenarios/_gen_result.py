@@ -54,42 +54,6 @@ def s_w1_black_win_fourth_foul():
     return s
 
 
-def s_w1_night_removal_black():
-    s = Scenario("W1", "night_disqualification_decides_pending_shot_void",
-                 "FORMAT: a removal that decides the game in a Night ends it at once; the pending shot does not take "
-                 "effect (the shot seat stays at the table).")
-    three_reds_removed(s)
-    s.speeches([1, 5, 6, 7, 8, 9, 10])
-    s.x(step="mafia_shot")
-    s.a("shots", by={"8": 1, "9": 1, "10": 1})
-    s.x(step="don_check")
-    s.a("disqualify", seat=6)
-    s.x(status="finished", step="finished", winner="black", at_table=[1, 5, 7, 8, 9, 10],
-        left=N0_RED3 + [left(6, "disqualified", 1, "night")], speaker=None)
-    s.rej("don_check", target=5)
-    return s
-
-
-def s_w1_night_removal_red():
-    s = Scenario("W1", "night_disqualification_of_last_black_red_win",
-                 "W1: the last black disqualified in the Night (after naming a target): red wins at once, the shot "
-                 "does not take effect.")
-    s.setup()
-    s.a("remove", seat=10)
-    s.to_day1()
-    s.speeches(range(1, 10), noms={1: 9, 2: 3})
-    s.vote({9: [1, 2, 3, 4, 5, 6, 7]})
-    s.x(step="last_word", speaker=9, winner=None)
-    s.nx()
-    s.x(step="mafia_shot", at_table=[1, 2, 3, 4, 5, 6, 7, 8])
-    s.a("shots", by={"8": 1})
-    s.x(step="don_check")
-    s.a("disqualify", seat=8)
-    s.x(status="finished", step="finished", winner="red", at_table=[1, 2, 3, 4, 5, 6, 7],
-        left=[left(10, "removed", 0, "night"), left(9, "vote", 1, "day"), left(8, "disqualified", 1, "night")])
-    return s
-
-
 def s_w2_black_win_vote_w3():
     s = Scenario("W2", "black_win_by_vote_last_word_then_w3",
                  "W2: the deciding leaver keeps his last word, status running, winner black; W3: a disqualification "
@@ -128,23 +92,6 @@ def s_w3_disqualify_deciding_speaker():
     s.a("disqualify", seat=6)
     s.x(status="finished", step="finished", winner="black", left=N0_RED3 + [left(6, "vote", 1, "day")],
         at_table=[1, 5, 7, 8, 9, 10])
-    return s
-
-
-def s_w2_black_win_by_shot():
-    s = Scenario("W2", "black_win_by_shot_in_morning",
-                 "W1/W2: the N1 shot takes effect in the morning (not at best_move); the victim leaves, black wins, "
-                 "his last word runs with status running and winner set; `next` -> finished.")
-    three_reds_removed(s)
-    s.speeches([1, 5, 6, 7, 8, 9, 10])
-    s.night(shots={8: 1, 9: 1, 10: 1})
-    s.x(step="best_move", winner=None, status="running", at_table=[1, 5, 6, 7, 8, 9, 10])
-    s.a("best_move", seats=[8, 9, 10])
-    s.x(step="last_word", speaker=1, phase="night", day=1, status="running", winner="black",
-        best_move={"seat": 1, "seats": [8, 9, 10], "blacks": 3}, at_table=[5, 6, 7, 8, 9, 10],
-        left=N0_RED3 + [left(1, "shot", 1, "night")])
-    s.nx()
-    s.x(status="finished", step="finished", winner="black")
     return s
 
 
@@ -425,8 +372,8 @@ def s_d7_morning_round():
 
 
 SCENARIOS = [
-    s_w1_black_win_removal, s_w1_black_win_fourth_foul, s_w1_night_removal_black, s_w1_night_removal_red,
-    s_w2_black_win_vote_w3, s_w3_disqualify_deciding_speaker, s_w2_black_win_by_shot, s_w1_red_win_lift_vote,
+    s_w1_black_win_removal, s_w1_black_win_fourth_foul,
+    s_w2_black_win_vote_w3, s_w3_disqualify_deciding_speaker, s_w1_red_win_lift_vote,
     s_w5_ppk, s_w5_ppk_red_night, s_w5_ppk_during_w2, s_w6_annul, s_w6_annul_during_w2, s_w4_draw_basic,
     s_w4_draw_day1_leaver, s_w4_draw_day2_leaver, s_w4_draw_technical_removal, s_n12_winks, s_d7_totals,
     s_d7_player_limits, s_d7_morning_round,

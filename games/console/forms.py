@@ -8,7 +8,6 @@ rules themselves are the engine's business (it refuses with the rule id).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django import forms
@@ -17,6 +16,12 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.rules.catalogue import reason as catalogue_reason
+from games.rules.schema import (
+    MAX_NICKNAME,
+    MAX_REASON,
+    parse_action_json,
+    validate_action,
+)
 
 SEATS = range(1, 11)
 PENALTY_KINDS = ("foul", "warning", "grey_card", "disqualify", "remove")
@@ -40,8 +45,7 @@ ACTION_KINDS = frozenset(
         "annul",
     )
 )
-MAX_REASON = 300
-MAX_NICK = 64
+MAX_NICK = MAX_NICKNAME
 
 
 class ActionFormError(Exception):
@@ -109,10 +113,11 @@ def _one(data: QueryDict, name: str, *, required: bool = True) -> str | None:
 
 
 def _seat_value(value: Any, field: str) -> int:
-    try:
-        n = int(str(value).strip())
-    except (TypeError, ValueError):
-        raise ActionFormError(field, gettext("нужен номер места 1..10")) from None
+    # ASCII digits only: int() would also take "١", "+3" or "1_0".
+    text = str(value).strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 2):
+        raise ActionFormError(field, gettext("нужен номер места 1..10"))
+    n = int(text)
     if n not in SEATS:
         raise ActionFormError(field, gettext("нужен номер места 1..10"))
     return n
@@ -145,23 +150,24 @@ def _reason(data: QueryDict) -> str | None:
     return reason or None
 
 
-def parse_action(data: QueryDict) -> dict[str, Any]:
+def parse_action(data: QueryDict, *, index: int | None = None) -> dict[str, Any]:
     """The log action (FORMAT.md) of a POSTed host action.
 
-    A JSON `action` field is taken as is (scripts, tests); otherwise the form
-    fields of the console are read.
+    A JSON `action` field (scripts, tests, bots) is parsed with bounded work;
+    otherwise the form fields of the console are read. Either way the result
+    has passed the input schema (games/rules/schema.py), which refuses with
+    RuleViolation "bad_action" naming the field (and `index`, the position
+    the action would take in the log).
     """
     raw = data.get("action")
     if raw:
-        try:
-            given = json.loads(raw)
-        except ValueError:
-            raise ActionFormError("action", gettext("не JSON")) from None
-        if not isinstance(given, dict) or "do" not in given:
-            raise ActionFormError("action", gettext("нужен объект с полем do"))
-        if given["do"] not in ACTION_KINDS:
-            raise ActionFormError("do", gettext("неизвестное действие"))
-        return dict(given)
+        # Untrusted JSON: bounded parsing and the input schema (keys, types,
+        # limits) — exactly what the form fields below go through.
+        return parse_action_json(raw, index=index)
+    return validate_action(_form_action(data), index=index)
+
+
+def _form_action(data: QueryDict) -> dict[str, Any]:
     do = _one(data, "do")
     if do not in ACTION_KINDS:
         raise ActionFormError("do", gettext("неизвестное действие"))
@@ -252,7 +258,6 @@ def parse_expected_seq(data: QueryDict) -> int:
     raw = (data.get("expected_seq") or "").strip()
     if not raw:
         raise ActionFormError("expected_seq", gettext("обязательное поле: ревизия, которую показывает страница"))
-    try:
-        return int(raw)
-    except ValueError:
-        raise ActionFormError("expected_seq", gettext("нужно целое число")) from None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
+        raise ActionFormError("expected_seq", gettext("нужно целое число"))
+    return int(raw)

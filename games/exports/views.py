@@ -18,7 +18,7 @@ from django.utils import translation
 from games import exports
 from games.models import Game
 from games.permissions import user_can_edit_game
-from games.services import game_export_log
+from games.reading import game_export_log
 
 # Workbooks larger than this spill from memory to a temporary file.
 _SPOOL_BYTES = 2 * 1024 * 1024

@@ -1,13 +1,13 @@
 """Read-only websocket consumers of the live board and the stream overlay.
 
 Nothing is ever received from clients; every frame is rendered once per change
-by games.board and written as is. On connect a consumer sends the current
+by games.board.frames and written as is. On connect a consumer sends the current
 frame (marked `data-full`: a full state, not an update), so a client that reconnects after a restart is
 in sync at once without an extra HTTP request.
 
 Two delivery modes (DESIGN.md "Live board"):
 - "hub" (default): the consumer registers its socket with the per-process
-  hub (games.fanout) and has no channel of its own;
+  hub (games.board.fanout) and has no channel of its own;
 - "plain": a consumer per spectator in the Channels group, the design the
   benchmark compares against. Selected by `settings.BOARD_FANOUT = "plain"`
   (or the env var BOARD_FANOUT), or per connection with `?fanout=plain` when
@@ -28,8 +28,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils import timezone
 
-from games import board
-from games.fanout import Prepared, get_hub, write_prepared
+from games.board import frames as board
+from games.board.fanout import Prepared, get_hub, write_prepared
 from games.models import Game
 
 CLOSE_NOT_FOUND = 4404

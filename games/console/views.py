@@ -11,6 +11,9 @@ that the page's htmx config swaps; nothing is changed.
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
+import re
 from collections import Counter
 from collections.abc import Callable
 from functools import wraps
@@ -18,19 +21,21 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, TextField
+from django.db.models.functions import Cast
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.html import escape
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import protocol_text as pt
 from games import services
-from games.forms import (
+from games.console import protocol_text as pt
+from games.console.forms import (
     ActionFormError,
     GameCreateForm,
     parse_action,
@@ -42,6 +47,8 @@ from games.rules import RuleViolation, legal_actions
 from games.rules.catalogue import PENALTY_REASONS
 
 CONSOLE = "games/console.html"
+logger = logging.getLogger(__name__)
+_SMALL_INT = re.compile(r"[+-]?[0-9]{1,6}")
 PENALTY_ORDER = ("foul", "warning", "grey_card", "disqualify", "remove", "ppk")
 # Texts console.js shows; handed to it translated (json_script "console-i18n").
 JS_TEXTS = (
@@ -142,7 +149,8 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
     game = _editable_game(request, pk)
     try:
         expected = parse_expected_seq(request.POST)
-        action = parse_action(request.POST)
+        # The position the action would take names it in a refusal (schema).
+        action = parse_action(request.POST, index=game.active_actions().count())
         if action.get("do") == "seat" and request.POST.get("seating") == "random":
             # S1: the seed goes into the log with the seating it produced.
             players, seed = services.draw_seating(action["players"])
@@ -154,10 +162,32 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
     except services.StaleRevision as exc:
         game.refresh_from_db()
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
+    return _after_commit(request, game, lambda: _after_act(request, game, action))
+
+
+def _after_act(request: HttpRequest, game: Game, action: dict[str, Any]) -> HttpResponse:
     if action.get("do") == "tech_pause" and game.clock_started_at is not None:
         # D7: the step's clock waits while the technical pause runs.
         services.game_clock_control(game=game, command="pause", by=request.user)
     return _console_response(request, game, just_done=True)
+
+
+def _after_commit(request: HttpRequest, game: Game, respond: Callable[[], HttpResponse]) -> HttpResponse:
+    """The answer to a change that is already committed: never a 500.
+
+    If drawing the console fails (a bug, a lost connection), the host is
+    still told the truth — the change is recorded, at this revision — and
+    the page reloads itself (HX-Refresh) instead of showing «not recorded».
+    """
+    try:
+        return respond()
+    except Exception:
+        logger.exception("game %s: the change was committed (revision %s) but the console could not be drawn", game.pk, game.seq)
+        text = gettext("Записано (ревизия %(seq)s); страница обновляется.") % {"seq": game.seq}
+        response = HttpResponse(f'<div id="console" role="status">{escape(text)}</div>', status=200)
+        response["HX-Refresh"] = "true"
+        response["X-Recorded-Revision"] = str(game.seq)
+        return response
 
 
 @host_required
@@ -170,14 +200,14 @@ def game_undo(request: HttpRequest, pk: int) -> HttpResponse:
         lines = replayed(game)[0].lines
         what = lines[-1].full if lines else ""
         services.game_undo_last_action(game=game, expected_seq=expected, by=request.user)
-    except ActionFormError as exc:
+    except (ActionFormError, RuleViolation) as exc:
         return _console_response(request, game, error=pt.violation_text(exc), status=422)
     except services.StaleRevision as exc:
         game.refresh_from_db()
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
     except services.NothingToUndo as exc:
         return _console_response(request, game, error=pt.violation_text(exc), status=422)
-    return _console_response(request, game, notice=gettext("Отменено: %(what)s") % {"what": what})
+    return _after_commit(request, game, lambda: _console_response(request, game, notice=gettext("Отменено: %(what)s") % {"what": what}))
 
 
 @host_required
@@ -187,13 +217,11 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
     command = request.POST.get("command", "")
     if command not in ("start", "pause", "resume", "adjust", "reset", "timeout", "end_timeout", "toggle"):
         return HttpResponse(gettext("Неизвестная команда часов."), status=422)
+    seconds = _small_int(request.POST.get("seconds"), -600, 600, default=0)
+    if seconds is None:
+        return HttpResponse(gettext("Секунды: нужно целое число от -600 до 600."), status=422)
     if command == "toggle":
         command = "pause" if game.clock_started_at is not None else "resume"
-    try:
-        seconds = int(request.POST.get("seconds") or 0)
-    except ValueError:
-        seconds = 0
-    seconds = max(-600, min(600, seconds))
     services.game_clock_control(game=game, command=command, by=request.user, seconds=seconds)
     if command in ("timeout", "end_timeout"):
         # D8 changes the banner and the controls as well as the clock.
@@ -211,15 +239,29 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def game_overlay(request: HttpRequest, pk: int) -> HttpResponse:
     game = _editable_game(request, pk)
-    enabled = request.POST.get("enabled") == "1"
-    try:
-        delay = int(request.POST.get("delay") or game.overlay_delay_seconds)
-    except ValueError:
-        delay = game.overlay_delay_seconds
+    # Malformed settings are refused (422), never guessed: a stray value must
+    # not switch off the overlay a stream is showing.
+    enabled_raw = request.POST.get("enabled", "")
+    rotate_raw = request.POST.get("rotate", "")
+    delay = _small_int(request.POST.get("delay"), 0, 600, default=game.overlay_delay_seconds)
+    if enabled_raw not in ("0", "1") or rotate_raw not in ("", "0", "1") or delay is None:
+        return HttpResponse(gettext("Настройки оверлея: enabled 0 или 1, задержка — целое число секунд от 0 до 600."), status=422)
+    enabled = enabled_raw == "1"
     # Keep the link the stream already uses unless a new one is asked for.
-    keep = request.POST.get("rotate") != "1"
+    keep = rotate_raw != "1"
     services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay, keep_token=keep)
     return render(request, f"{CONSOLE}#share", {"game": game, **_page_extras(request, game)})
+
+
+def _small_int(raw: str | None, low: int, high: int, *, default: int) -> int | None:
+    """A form integer in low..high; blank gives the default, anything else None."""
+    text = (raw or "").strip()
+    if not text:
+        return default
+    if not _SMALL_INT.fullmatch(text):
+        return None
+    value = int(text)
+    return value if low <= value <= high else None
 
 
 # --- rendering --------------------------------------------------------------------------------
@@ -308,14 +350,19 @@ def _page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
 
 
 def replayed(game: Game) -> tuple[pt.Replayed, list[int]]:
-    """The game's state and protocol lines, reusing what this process saw before."""
-    seqs = list(game.active_actions().values_list("seq", flat=True))
+    """The game's state and protocol lines, reusing what this process saw before.
+
+    The log is read in ONE query (seq and payload of every active action
+    together): two reads — the seqs, then the payloads — let an action
+    committed in between give more payloads than seqs, and the page failed
+    with a 500 after a committed action (issue 11, finding 1). The payloads
+    come as text and only those the cache has not seen are JSON-decoded.
+    """
+    rows = list(game.active_actions().values_list("seq", Cast("payload", output_field=TextField())))
+    seqs = [seq for seq, _raw in rows]
 
     def load(start: int) -> list[dict[str, Any]]:
-        # Only the actions the cache has not seen are read (and JSON-decoded).
-        if start >= len(seqs):
-            return []
-        return list(game.active_actions().filter(seq__gte=seqs[start]).values_list("payload", flat=True))
+        return [json.loads(raw) for _seq, raw in rows[start:]]
 
     # created_at too: a test database that rolls back may give a new game an old pk.
     return pt.replay_lines(load, services.game_regulations(game), seqs, cache_key=(game.pk, game.created_at)), seqs

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import export_views
+from games.exports import views as export_views
 
 app_name = "exports"
 

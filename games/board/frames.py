@@ -48,8 +48,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import override, pgettext
 
-from games import services
-from games.fanout import peek_hub
+from games import clock
+from games.board.fanout import peek_hub
 from games.models import (
     Game,
     GameAction,
@@ -59,6 +59,7 @@ from games.models import (
     Penalty,
     Vote,
 )
+from games.reading import game_regulations, game_state
 from games.rules import replay
 
 log = logging.getLogger(__name__)
@@ -164,11 +165,11 @@ def _team(role: str) -> str:
 
 
 def clock_view(game: Game, *, visible: bool) -> dict[str, Any]:
-    """The host's clock as the board shows it (services.clock_remaining_ms)."""
+    """The host's clock as the board shows it (games.clock, the arithmetic the services use)."""
     now = timezone.now()
-    remaining = services.clock_remaining_ms(game, now)
-    running = game.clock_started_at is not None and game.timeout_since is None
-    deadline = services.clock_deadline(game) if running else None
+    remaining = clock.remaining_ms(game, now)
+    running = clock.is_running(game)
+    deadline = clock.deadline(game, now) if running else None
     return {
         "visible": visible and game.clock_duration_ms > 0,
         "running": running,
@@ -218,6 +219,10 @@ def public_view(game: Game) -> dict[str, Any]:
     nominees_now = [int(s) for s in ps.get("nominees") or []]
     fouls = {int(k): int(v) for k, v in (ps.get("fouls") or {}).items()}
     step_public = over or (step in PUBLIC_STEPS)
+    # W1/W2: once the result is decided (`winner` is public state) the board
+    # shows it at once — a deciding shot included — while the last words go
+    # on; the roles stay hidden until the game is over.
+    decided = not over and ps.get("winner") in ("red", "black", "draw")
 
     nicknames = dict(GameSeat.objects.filter(game=game).values_list("seat_no", "nickname"))
     warnings: dict[int, int] = defaultdict(int)
@@ -307,7 +312,8 @@ def public_view(game: Game) -> dict[str, Any]:
         "nominees": [{"seat": s, "nickname": nicknames.get(s, "")} for s in nominees_now] if not over else [],
         "nominations_today": today,
         "votes": votes,
-        "result": _winner_label(status, game.winner) if over else "",
+        "result": _winner_label(status, game.winner) if over else _winner_label(status, ps.get("winner")) if decided else "",
+        "decided": decided,
         "ppk": bool(over and game.ppk),
         "clock_visible": step_public and not over,
         "protocol": _protocol(game, nicknames) if over else None,
@@ -323,7 +329,7 @@ def _record(state: Any, name: str) -> list[dict[str, Any]]:
 
 def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
     """The full protocol, drawn after the end only (roles, shots, checks, best move)."""
-    state = services.game_state(game)
+    state = game_state(game)
     public = state.public_dict()
 
     def nick(seat: Any) -> str:
@@ -390,7 +396,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         # Game.seq counts recorded actions plus undos (services).
         seq = rows.count() + GameAction.objects.filter(game=game, undone_at__lte=as_of).count()
         at = _ms(as_of)
-    state = replay(actions, services.game_regulations(game))
+    state = replay(actions, game_regulations(game))
     ps = state.public_dict()
     players = list(state.players or [])
     roles = {int(k): v for k, v in (state.roles or {}).items()}
@@ -441,7 +447,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         "speaker_nickname": players[ps["speaker"] - 1] if ps.get("speaker") and len(players) >= ps["speaker"] else "",
         "seats": seats,
         "nominees": list(ps.get("nominees") or []),
-        "result": _winner_label(status, ps.get("winner")) if over else "",
+        "result": _winner_label(status, ps.get("winner")) if over or ps.get("winner") else "",
         "delay_ms": int(game.overlay_delay_seconds) * 1000,
         "token_digest": token_digest(game.overlay_token),
     }

@@ -1,6 +1,6 @@
 from django.urls import URLPattern, path
 
-from games import board_views
+from games.board import views as board_views
 
 app_name = "board"
 

@@ -564,6 +564,8 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
             out.append("→ " + gettext("одна кандидатура в первый день: голосования нет (V5)"))
         elif kind == "draw":
             out.append("→ " + gettext("три ночи без выбываний: ничья (W4)"))
+        elif kind == "decided_by_shot":
+            out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
     if after.winner and not before.winner and do != "ppk":
         out.append("→ " + winner_text(after.winner))
     if after.status == "finished" and before.status != "finished" and do == "next" and after.winner:
@@ -680,6 +682,10 @@ def violation_text(exc: Any) -> str:
     params = dict(getattr(exc, "params", {}) or {})
     lang = (get_language() or "ru").lower()
     text = ""
+    if lang.startswith("ru") and code == "bad_action" and "problem_ru" in params:
+        # The input schema (games.rules.schema) gives its own Russian text.
+        where = f"Действие №{params['index']}" if params.get("index") is not None else "Действие"
+        return f"{where}, поле «{params.get('field')}»: {params['problem_ru']}."
     if lang.startswith("ru") and code in _RU:
         try:
             text = _RU[code] % params

@@ -19,7 +19,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_safe
 
-from games import board
+from games.board import frames as board
 from games.models import Game
 
 

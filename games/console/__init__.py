@@ -1,0 +1,1 @@
+"""The host's console: the pages and forms through which the host keeps the protocol."""

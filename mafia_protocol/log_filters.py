@@ -1,0 +1,59 @@
+"""Logging: a refused request is one line, a traceback means a real server error.
+
+Django logs a 403 raised as PermissionDenied ("the protocol is secret until
+the game ends") with the exception attached, i.e. a full traceback for an
+ordinary refusal, and a 404 without saying who asked or why. This filter,
+attached to the request loggers (settings.LOGGING), rewrites every record of
+a response below 500 into one line —
+
+    403 GET /games/7/log.json user=stranger reason=The protocol is secret until the game ends.
+
+— and drops its traceback. Records of 5xx responses pass untouched, with
+their traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+
+class OneLineClientErrors(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        request = getattr(record, "request", None)
+        if not isinstance(status, int) or status >= 500 or request is None:
+            return True
+        reason = getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record)
+        record.msg = "%s %s %s user=%s reason=%s"
+        record.args = (status, getattr(request, "method", "?"), _safe(getattr(request, "path", "?")), _user(request), _safe(reason))
+        record.exc_info = None
+        record.exc_text = None
+        record.stack_info = None
+        return True
+
+
+def _exception_text(record: logging.LogRecord) -> str:
+    if record.exc_info and record.exc_info[1] is not None:
+        return str(record.exc_info[1])
+    return ""
+
+
+def _first_line(record: logging.LogRecord) -> str:
+    try:
+        return record.getMessage()
+    except (TypeError, ValueError):
+        return str(record.msg)
+
+
+def _user(request: Any) -> str:
+    user = getattr(request, "user", None)
+    if user is None or not getattr(user, "is_authenticated", False):
+        return "-"
+    return str(getattr(user, "get_username", lambda: "?")())
+
+
+def _safe(text: Any) -> str:
+    """One line, bounded: a path or a reason may carry anything the client sent."""
+    value = " ".join(str(text).split())
+    return value[:300]
