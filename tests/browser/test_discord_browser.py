@@ -68,11 +68,19 @@ def redis_live(tmp_path_factory):
 
 SETUP = """
 from django.contrib.auth import get_user_model
-from tests.bridge.helpers import game_at_mafia_shot, link
+from games import services
+from tests.bridge.helpers import ROLES, link, record
 U = get_user_model()
 u = U.objects.filter(username='dh').first() or U(username='dh')
 u.set_password('dh-pass-123'); u.save()
-g = game_at_mafia_shot(u)
+g = services.game_create(host=u, players=[f"P{i}" for i in range(1, 11)])
+for a in (ROLES, {"do": "start"}):
+    record(g, a, u)
+# Stop at the last speech of Day 1: the Night (and its 15 s) begins when the "bot" side runs.
+def last_speech(state):
+    return state.step == "speech" and not state.remaining_speakers()
+while not last_speech(services.game_state(g)):
+    record(g, {"do": "next"}, u)
 link(g)
 print(g.pk)
 """
@@ -81,7 +89,12 @@ DMS = """
 import json, time
 from django.utils import timezone
 from discord_bridge import services
-from tests.bridge.helpers import user_id
+from games import services as game_services
+from games.models import Game
+from tests.bridge.helpers import record, user_id
+g = Game.objects.get(pk={pk})
+record(g, {"do": "next"}, g.host)
+assert game_services.game_state(g).step == "mafia_shot"
 for seat, mid in ((1, 9001), (4, 9004), (7, 9007)):
     services.receive_dm(message_id=mid, author_id=user_id(seat), text='5', sent_at=timezone.now())
 print(json.dumps({"sent": time.time()}))
@@ -100,14 +113,19 @@ def test_dm_shot_proposal_appears_prefilled_and_enter_records_it(redis_live, pag
     pk = int(manage("shell", "-c", SETUP).strip().splitlines()[-1])
     sign_in(page, url, ("dh", "dh-pass-123"))
     page.goto(f"{url}/games/{pk}/")
-    page.wait_for_selector("#console.step-mafia_shot")
+    page.wait_for_selector("#console.step-speech")
     page.wait_for_selector("#discord-panel h3")
     # Let the host socket connect before the "bot" sends.
     page.wait_for_function("() => performance.getEntriesByType('resource').some(e => e.name.includes('/discord/'))")
     time.sleep(0.5)
-    sent = json.loads(manage("shell", "-c", DMS).strip().splitlines()[-1])["sent"]
+    # The moment the pre-filled input appears, stamped by the page itself (wall clock, same machine).
+    page.evaluate("""() => { window.__shownAt = null; new MutationObserver((_, obs) => {
+        if (document.querySelector('#discord-confirm input[name="shot_7"][value="5"]')) { window.__shownAt = Date.now() / 1000; obs.disconnect(); }
+    }).observe(document.body, {childList: true, subtree: true}); }""")
+    sent = json.loads(manage("shell", "-c", DMS.replace("{pk}", str(pk))).strip().splitlines()[-1])["sent"]
     page.wait_for_selector('#discord-confirm input[name="shot_7"][value="5"]', timeout=10_000)
-    shown = time.time()
+    shown = page.evaluate("window.__shownAt") or time.time()
+    page.wait_for_selector("#console.step-mafia_shot")
     print(f"\nDM → pre-filled shot panel in the console: {(shown - sent) * 1000:.0f} ms")
     assert shown - sent < 5  # the issue's target is a second; generous on a shared machine
     assert page.input_value('#discord-confirm input[name="shot_1"]') == "5"
