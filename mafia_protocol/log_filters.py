@@ -24,9 +24,10 @@ class OneLineClientErrors(logging.Filter):
         request = getattr(record, "request", None)
         if not isinstance(status, int) or status >= 500 or request is None:
             return True
-        reason = getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record)
+        path = str(getattr(request, "path", "?"))
+        reason = getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record).removesuffix(f": {path}")
         record.msg = "%s %s %s user=%s reason=%s"
-        record.args = (status, getattr(request, "method", "?"), _safe(getattr(request, "path", "?")), _user(request), _safe(reason))
+        record.args = (status, getattr(request, "method", "?"), _safe(path), _user(request), _safe(reason))
         record.exc_info = None
         record.exc_text = None
         record.stack_info = None

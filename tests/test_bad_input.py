@@ -398,3 +398,31 @@ def test_corpus_of_malformed_log_files(host, tmp_path, capsys):
         print(f"\n[corpus] log files: {len(files)}, refused in one line: {refused_in_one_line}, tracebacks: {tracebacks}, accepted: {accepted}, games stored: {Game.objects.count()}")
     assert len(files) >= 30
     assert (tracebacks, accepted, Game.objects.count(), refused_in_one_line) == (0, 0, 0, len(files))
+
+
+# --- the other paths that make a seating ---------------------------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"title": "Стол\x1b1", "players": "\n".join(PLAYERS), "seating": "typed"},
+        {"title": "Стол", "players": "\n".join([*PLAYERS[:9], "Ju\x07liett"]), "seating": "typed"},
+        {"title": "Стол", "players": "\n".join([*PLAYERS[:9], "alpha"]), "seating": "random"},
+        {"title": "T" * 201, "players": "\n".join(PLAYERS), "seating": "typed"},
+    ],
+)
+def test_create_form_refuses_what_the_schema_refuses_without_a_500(client_host, data):
+    response = client_host.post(reverse("games:create"), data)
+    assert response.status_code == 200  # the form again, with its error
+    assert Game.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_tournament_nicknames_lose_control_characters_before_they_reach_a_game(host):
+    from tournaments import services as tournament_services
+
+    t = tournament_services.tournament_create(name="Кубок", organizer=host)
+    result = tournament_services.participants_add(tournament=t, entries=["Al\x00pha", "Bra\x1bvo", "\x07"])
+    assert [p.nickname for p in result.created] == ["Alpha", "Bravo"]

@@ -12,9 +12,10 @@ from typing import Any
 
 from django import forms
 from django.http import QueryDict
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.rules import RuleViolation, schema
 from games.rules.catalogue import reason as catalogue_reason
 from games.rules.schema import (
     MAX_NICKNAME,
@@ -93,11 +94,28 @@ class GameCreateForm(forms.Form):
         widget=forms.RadioSelect,
     )
 
+    def clean_title(self) -> str:
+        # The input schema's title rule (no control characters, ≤ 200), so that
+        # services.game_create never has to refuse what this form let through.
+        try:
+            return schema.check_title(self.cleaned_data["title"])
+        except RuleViolation as exc:
+            raise forms.ValidationError(_problem(exc)) from exc
+
     def clean_players(self) -> list[str]:
         try:
-            return check_nicknames(split_nicknames(self.cleaned_data["players"]), "players")
+            players = check_nicknames(split_nicknames(self.cleaned_data["players"]), "players")
+            return schema.check_nicknames(players)
         except ActionFormError as exc:
             raise forms.ValidationError(exc.params["problem"]) from exc
+        except RuleViolation as exc:
+            raise forms.ValidationError(_problem(exc)) from exc
+
+
+def _problem(exc: RuleViolation) -> str:
+    """The schema's refusal in the page's language."""
+    language = (get_language() or "ru").lower()
+    return str(exc.params.get("problem_ru" if language.startswith("ru") else "problem") or exc.message)
 
 
 # --- host actions ------------------------------------------------------------------------

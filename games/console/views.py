@@ -111,8 +111,12 @@ def game_create(request: HttpRequest) -> HttpResponse:
         if form.cleaned_data["seating"] == "random":
             # S1: a random seating, reproducible from the seed kept in the log.
             players, seed = services.draw_seating(players)
-        game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
-        return redirect("games:console", pk=game.pk)
+        try:
+            game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
+        except RuleViolation as exc:  # the form checks the same rules; never a 500 if they drift apart
+            form.add_error(None, pt.violation_text(exc))
+        else:
+            return redirect("games:console", pk=game.pk)
     known = (
         GameSeat.objects.filter(game__host_id=request.user.pk)
         .values("nickname")
@@ -223,6 +227,10 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
     if command == "toggle":
         command = "pause" if game.clock_started_at is not None else "resume"
     services.game_clock_control(game=game, command=command, by=request.user, seconds=seconds)
+    return _after_commit(request, game, lambda: _clock_response(request, game, command))
+
+
+def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpResponse:
     if command in ("timeout", "end_timeout"):
         # D8 changes the banner and the controls as well as the clock.
         return _console_response(request, game)
