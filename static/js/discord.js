@@ -10,10 +10,38 @@
 
   function panel() { return document.getElementById("discord-panel"); }
 
+  // One fetch at a time; an event during a fetch asks for one more after it,
+  // so the last event is always reflected (htmx would drop the second request).
+  var inFlight = false;
+  var again = false;
+
   function refreshPanel() {
     var p = panel();
-    if (!p || !window.htmx) return;
-    window.htmx.ajax("GET", p.dataset.panelUrl, { target: "#discord-panel", swap: "outerHTML" });
+    if (!p) return;
+    if (inFlight) { again = true; return; }
+    inFlight = true;
+    again = false;
+    fetch(p.dataset.panelUrl, { credentials: "same-origin", headers: { "HX-Request": "true" } })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (html) {
+        var current = panel();
+        if (html && current) {
+          var holder = document.createElement("div");
+          holder.innerHTML = html.trim();
+          var fresh = holder.firstElementChild;
+          // Keep what the host is typing: no swap while he edits the form.
+          var editing = current.contains(document.activeElement) && /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
+          if (fresh && !editing) {
+            current.replaceWith(fresh);
+            if (window.htmx) window.htmx.process(fresh);
+          }
+        }
+      })
+      .catch(function () {})
+      .then(function () {
+        inFlight = false;
+        if (again) refreshPanel();
+      });
   }
 
   function refreshConsole() {
@@ -71,6 +99,7 @@
     connect();
   });
   document.addEventListener("DOMContentLoaded", connect);
-  // Without the websocket (a proxy without upgrades), a slow poll keeps the panel fresh.
-  setInterval(function () { if (!socket || socket.readyState !== 1) refreshPanel(); }, 5000);
+  // A slow poll as well: the channel layer may drop a message (DESIGN.md), and
+  // without the websocket (a proxy without upgrades) it is the only way.
+  setInterval(function () { if (!document.hidden) refreshPanel(); }, 5000);
 })();

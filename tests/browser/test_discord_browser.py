@@ -123,12 +123,18 @@ def test_dm_shot_proposal_appears_prefilled_and_enter_records_it(redis_live, pag
         if (document.querySelector('#discord-confirm input[name="shot_7"][value="5"]')) { window.__shownAt = Date.now() / 1000; obs.disconnect(); }
     }).observe(document.body, {childList: true, subtree: true}); }""")
     sent = json.loads(manage("shell", "-c", DMS.replace("{pk}", str(pk))).strip().splitlines()[-1])["sent"]
-    page.wait_for_selector('#discord-confirm input[name="shot_7"][value="5"]', timeout=10_000)
+    try:
+        page.wait_for_selector('#discord-confirm input[name="shot_7"][value="5"]', timeout=10_000)
+    except Exception:
+        print(page.inner_html("#discord-panel")[:3000])
+        raise
     shown = page.evaluate("window.__shownAt") or time.time()
     page.wait_for_selector("#console.step-mafia_shot")
     print(f"\nDM → pre-filled shot panel in the console: {(shown - sent) * 1000:.0f} ms")
     assert shown - sent < 5  # the issue's target is a second; generous on a shared machine
     assert page.input_value('#discord-confirm input[name="shot_1"]') == "5"
+    if os.environ.get("CONSOLE_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["CONSOLE_SCREENSHOTS"]) / "discord-panel.png"), full_page=True)
     page.locator("body").click(position={"x": 5, "y": 5})
     page.keyboard.press("Enter")
     page.wait_for_selector("#console.step-don_check", timeout=10_000)
