@@ -58,18 +58,18 @@ def row_values(ws, row, first, last):
 
 
 def players_table(ws):
-    """seat -> (nickname, role letter, fouls marks, removal mark, left, points, extra, ci)."""
+    """seat -> (nickname, role letter, fouls marks, removal mark, left, points, extra, ci, best-move points, discipline marks)."""
     top, _ = find(ws, "№", col=1)
     out = {}
     for r in range(top + 2, top + 12):
         seat = ws.cell(r, 1).value
-        out[seat] = tuple(ws.cell(r, c).value for c in range(2, 13))
+        out[seat] = tuple(ws.cell(r, c).value for c in range(2, 15))
     return out
 
 
 def vote_block(ws, day):
     """The voting block of a Day: candidates, nominators, vote rows, the «Покинул» line."""
-    r, c = find(ws, f"День {day}", col=14)
+    r, c = find(ws, f"День {day}", col=16)
     candidates = [v for v in row_values(ws, r, c + 1, c + 10) if isinstance(v, int)]
     block = {"candidates": candidates, "rows": []}
     r += 1
@@ -95,7 +95,7 @@ def vote_block(ws, day):
 def test_red_win_protocol_sheet(examples):
     game = examples["red_win"]
     wb = workbook_of([game.pk])
-    assert wb.sheetnames == ["Протокол", "Ночи", "Дисциплина", "Журнал"]
+    assert wb.sheetnames == ["Протокол", "Ночи", "Голоса", "Дисциплина", "Журнал"]
     ws = wb["Протокол"]
     assert ws["A1"].value == "ПРОТОКОЛ ИГРЫ"
     host_row, _ = find(ws, "Ведущий", col=1)
@@ -123,9 +123,10 @@ def test_red_win_protocol_sheet(examples):
     assert row_values(ws, r + 1, 3, 7) == [5, 2, 4, 6, "принят, чёрных: 2"]
     # Nights in brief.
     r, _ = find(ws, "Ночь", col=1)
-    assert row_values(ws, r + 1, 1, 12)[::1] == ["Ночь 1", None, "убит 5 Echo", None, None, None, "1 Alpha — шериф", None, None, "2 Bravo — чёрный", None, None]
-    assert ws.cell(r + 2, 3).value == "убит 1 Alpha"
-    assert ws.cell(r + 2, 7).value is None  # the Don had left on Day 2: no check (N4)
+    assert row_values(ws, r, 1, 3) == ["Ночь", "Выстрел", "Проверка Дона"]
+    assert row_values(ws, r + 1, 1, 12) == [1, "убит 5 Echo", "1 Alpha — шериф", None, None, None, None, None, None, "2 Bravo — чёрный", None, None]
+    assert ws.cell(r + 2, 2).value == "убит 1 Alpha"
+    assert ws.cell(r + 2, 3).value is None  # the Don had left on Day 2: no check (N4)
     assert ws.cell(r + 2, 10).value == "4 Delta — чёрный"
     # Protest field and the host's signature line are there, blank.
     r, _ = find(ws, "Протест", col=1)
@@ -199,9 +200,10 @@ def test_tie_and_lift_protocol(examples):
 @pytest.mark.django_db
 def test_nights_sheet(examples):
     ws = workbook_of([examples["red_win"].pk])["Ночи"]
-    assert row_values(ws, 1, 1, 10) == ["Ночь", "Дон", "Мафия", "Мафия", "Итог", "Проверка Дона", "Ответ", "Проверка Шерифа", "Ответ", "Лучший ход"]
-    assert row_values(ws, 2, 1, 10) == ["Ночь 1", "2 → 5", None, "4 → 5", "убит 5 Echo", "1 Alpha", "шериф", "2 Bravo", "чёрный", "5: 2, 4, 6 — принят, чёрных: 2"]
-    assert row_values(ws, 3, 1, 10) == ["Ночь 2", None, None, "4 → 1", "убит 1 Alpha", None, None, "4 Delta", "чёрный", None]
+    # Each black's column names his seat; a black who had left reads «выбыл».
+    assert row_values(ws, 1, 1, 10) == ["Ночь", "Дон №2", "Мафия №3", "Мафия №4", "Итог", "Проверка Дона", "Ответ", "Проверка Шерифа", "Ответ", "Лучший ход"]
+    assert row_values(ws, 2, 1, 10) == ["Ночь 1", "2 → 5", "выбыл", "4 → 5", "убит 5 Echo", "1 Alpha", "шериф", "2 Bravo", "чёрный", "5: 2, 4, 6 — принят, чёрных: 2"]
+    assert row_values(ws, 3, 1, 10) == ["Ночь 2", "выбыл", "выбыл", "4 → 1", "убит 1 Alpha", None, None, "4 Delta", "чёрный", None]
     assert ws.max_row == 3
     assert ws.freeze_panes == "B2"
     tie = workbook_of([examples["tie_and_lift"].pk])["Ночи"]
@@ -287,7 +289,7 @@ def test_log_sheet_notes_check_answers(examples):
 @pytest.mark.django_db
 def test_english_headings(examples):
     wb = workbook_of([examples["red_win"].pk], lang="en")
-    assert wb.sheetnames == ["Protocol", "Nights", "Discipline", "Log"]
+    assert wb.sheetnames == ["Protocol", "Nights", "Votes", "Discipline", "Log"]
     ws = wb["Protocol"]
     assert ws["A1"].value == "GAME PROTOCOL"
     table = players_table(ws)
@@ -303,7 +305,7 @@ def test_several_games_one_protocol_sheet_each(examples):
     assert wb.sheetnames == [f"Протокол #{i}" for i in ids]
     assert players_table(wb[f"Протокол #{ids[1]}"])[1][1] == "Д"
     full = workbook_of(ids, details=True)
-    assert full.sheetnames[-3:] == ["Ночи", "Дисциплина", "Журнал"]
+    assert full.sheetnames[-4:] == ["Ночи", "Голоса", "Дисциплина", "Журнал"]
     nights = full["Ночи"]
     assert nights.cell(1, 1).value == "Игра" and nights.cell(2, 1).value == f"#{ids[0]}"
 
@@ -318,7 +320,7 @@ def test_print_setup_and_layout(examples):
         assert ws.page_setup.fitToWidth == 1
     assert wb["Протокол"].page_setup.fitToHeight == 1
     ws = wb["Протокол"]
-    assert "A1:L1" in {str(r) for r in ws.merged_cells.ranges}
+    assert "A1:N1" in {str(r) for r in ws.merged_cells.ranges}
     assert ws.column_dimensions["B"].width >= 15
     assert ws["A8"].border.left.style == "thin"
 
@@ -396,7 +398,7 @@ def test_export_xlsx_command(examples, tmp_path):
     assert wb.sheetnames == [f"Протокол #{i}" for i in ids]
     single = tmp_path / "one.xlsx"
     call_command("export_xlsx", str(ids[0]), "-o", str(single), "--lang", "en", stdout=io.StringIO())
-    assert load_workbook(single).sheetnames == ["Protocol", "Nights", "Discipline", "Log"]
+    assert load_workbook(single).sheetnames == ["Protocol", "Nights", "Votes", "Discipline", "Log"]
 
 
 @pytest.mark.django_db
@@ -443,7 +445,7 @@ def test_tournament_game_header_and_points(examples_dir, host, client):
     r, c = find(ws, "Стол №")
     assert ws.cell(r, c + 1).value == table.number
     r, c = find(ws, "Игра №")
-    assert ws.cell(r, c + 1).value == rnd.number
+    assert ws.cell(r, c + 2).value == rnd.number  # the label spans two columns
     table_rows = players_table(ws)
     for seat in range(1, 11):
         points, extra, ci = table_rows[seat][8:11]
@@ -451,6 +453,9 @@ def test_tournament_game_header_and_points(examples_dir, host, client):
         assert (extra or 0) == pytest.approx(scores[seat]["extra"] or 0)
         assert (ci or 0) == pytest.approx(scores[seat]["ci"] or 0)
     assert table_rows[6][9] == pytest.approx(0.3)
+    # The best move of the N1 victim (seat 5: two blacks named) has its points column (N6).
+    assert scores[5]["best_move"] > 0 and table_rows[5][11] == pytest.approx(scores[5]["best_move"])
+    assert all(table_rows[s][11] is None for s in range(1, 11) if s != 5)
 
 
 # --- endings and removals (no database: a prepared protocol) -----------------------------------

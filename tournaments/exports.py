@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import IO, Any
 
-from openpyxl.cell.cell import Cell
-from openpyxl.styles import Alignment, Font, PatternFill
+from django.db.models import Q
 
 from games import exports as game_exports
+from games.exports import cells
 from games.models import GameStatus
-from mafia_protocol import xlsx
 from tournaments import standings as st
 from tournaments.models import Table, Tournament
 
@@ -27,20 +26,33 @@ LABELS: dict[str, dict[str, Any]] = {
         "title": "Турнирная таблица",
         "policy": "Система подсчёта, версия",
         "games": "Сыграно игр",
-        "cols": ["Место", "Ник", "Игры", "Победы", "Ничьи", "За результат", "ЛХ", "Ci", "Доп.", "Штрафы", "Итого", "Фолы", "Шериф И/П", "Дон И/П", "Мафия И/П", "Мирный И/П", "Точность ЛХ"],
+        "cols": ["Место", "Ник", "Игры", "Победы", "Ничьи", "За результат", "ЛХ", "Ci", "Доп.", "Штрафы", "Итого", "Фолы"],
+        "roles": ["Шериф", "Дон", "Мафия", "Мирный"],
+        "played_won": ["И", "П"],
+        "accuracy": "Точность ЛХ",
+        "legend": "И — игры, П — победы в роли; Э1 Т3 — баллы за игру этапа 1, тура 3; «А» — игра аннулирована (W6), не учтена.",
         "round": "Э{stage} Т{round}",
         "protocol": "Э{stage} Т{round} С{table}",
+        "annulled_suffix": " А",
     },
     "en": {
         "sheet": "Standings",
         "title": "Standings",
         "policy": "Scoring policy, version",
         "games": "Games played",
-        "cols": ["Rank", "Nickname", "Games", "Wins", "Draws", "Result pts", "Best move", "Ci", "Extra", "Penalties", "Total", "Fouls", "Sheriff G/W", "Don G/W", "Mafia G/W", "Civilian G/W", "Best-move accuracy"],
+        "cols": ["Rank", "Nickname", "Games", "Wins", "Draws", "Result pts", "Best move", "Ci", "Extra", "Penalties", "Total", "Fouls"],
+        "roles": ["Sheriff", "Don", "Mafia", "Civilian"],
+        "played_won": ["G", "W"],
+        "accuracy": "Best-move accuracy",
+        "legend": "G — games, W — wins in the role; S1 R3 — points of the game of stage 1, round 3; «A» — annulled game (W6), not counted.",
         "round": "S{stage} R{round}",
         "protocol": "S{stage} R{round} T{table}",
+        "annulled_suffix": " A",
     },
 }
+
+_HEAD_TOP = 4  # the two header rows: 4 and 5
+_NICK_MAX_WIDTH = 34.0  # longer nicknames wrap (and their row grows)
 
 
 def _num(value: Any) -> float | int:
@@ -48,75 +60,153 @@ def _num(value: Any) -> float | int:
     return int(f) if f.is_integer() else round(f, 3)
 
 
+def _header_width(text: str) -> float:
+    """Wide enough for the header on at most two lines, never splitting a word."""
+    longest_word = max((cells.text_units(w) for w in text.split()), default=0.0)
+    return max(longest_word, cells.text_units(text) / 2) + 2.5
+
+
 def write_standings_sheet(workbook: Any, data: st.Standings, lang: str = "ru", *, rounds: list[tuple[int, int, int]] | None = None) -> Any:
-    """The standings sheet (first in the workbook); `rounds` = [(stage id, stage order, round №)] for the per-round columns."""
+    """The standings sheet (first in the workbook); `rounds` = [(stage id, stage order, round №)] for the per-round columns.
+
+    Printed landscape on A4, one page wide and as many pages long as needed,
+    with the two header rows and the rank and nickname columns repeated on
+    every page. Every figure is a number cell; points share one format
+    (games.exports.cells.POINTS_FORMAT), as on the standings page."""
     L = LABELS.get(lang, LABELS["ru"])
-    ws = workbook.create_sheet(L["sheet"])
-    bold = Font(bold=True)
-    head_fill = PatternFill("solid", fgColor="DDDDDD")
-    center = Alignment(horizontal="center")
-
-    def cell(value: Any, *, font: Font | None = None, fill: PatternFill | None = None, align: Alignment | None = None) -> Cell:
-        # User text (the tournament's and the players' names) is literal text, never a formula.
-        return xlsx.cell(ws, value, font=font, fill=fill, alignment=align)
-
-    ws.column_dimensions["B"].width = 22
-    ws.append([cell(f"{data.tournament.name} — {L['title']}", font=Font(bold=True, size=14))])
-    ws.append(xlsx.row(ws, [L["policy"], data.tournament.scoring_revision, "", L["games"], data.games]))
-    ws.append([])
+    ws = cells._new_sheet(workbook, L["sheet"])
     rounds = rounds or []
-    header = [cell(h, font=bold, fill=head_fill, align=center) for h in L["cols"]]
-    header += [cell(L["round"].format(stage=order, round=rn), font=bold, fill=head_fill, align=center) for _sid, order, rn in rounds]
-    ws.append(header)
+    g = cells._Grid()
+    top, sub = _HEAD_TOP, _HEAD_TOP + 1
+    # (header, sub-header or None, style of the data cells) per column.
+    columns: list[tuple[str, str | None, str]] = [(L["cols"][0], None, "td_bold"), (L["cols"][1], None, "td_left")]
+    columns += [(h, None, "td_int") for h in L["cols"][2:5]]
+    columns += [(h, None, "td_num") for h in L["cols"][5:10]]
+    columns += [(L["cols"][10], None, "td_num_bold"), (L["cols"][11], None, "td_int")]
+    for role in L["roles"]:
+        columns += [(role, L["played_won"][0], "td_int"), (role, L["played_won"][1], "td_int")]
+    columns.append((L["accuracy"], None, "td_pct"))
+    columns += [(L["round"].format(stage=order, round=rn), None, "td_num") for _sid, order, rn in rounds]
+    ncols = len(columns)
+    widths = [max(_header_width(h) if s is None else cells.text_units(h) / 2 + 2, 5.0) for h, s, _st in columns]
+    # Headers: one cell over both rows, or the role over its two sub-columns.
+    c = 1
+    while c <= ncols:
+        head, subhead, _style = columns[c - 1]
+        if subhead is None:
+            g.merge(top, c, sub, c, head, "th")
+            c += 1
+        else:
+            g.merge(top, c, top, c + 1, head, "th")
+            g.put(sub, c, subhead, "th")
+            g.put(sub, c + 1, columns[c][1], "th")
+            c += 2
+    g.height(top, 15)
+    g.height(sub, 15)
     # Points per (player, stage, round): a player plays at most one game a round.
     per_round: dict[tuple[Any, Any, int], Any] = {}
     for line in data.lines:
         s = data.scores[(line.game_id, line.seat_no)]
         per_round[(line.player, line.order[1], line.order[2])] = s.total
-    for r in data.rows:
-        acc = r.best_move_accuracy
-        row: list[Any] = [
-            r.rank,
-            r.nickname,
-            r.games,
-            r.wins,
-            r.draws,
-            _num(r.base),
-            _num(r.best_move),
-            _num(r.ci),
-            _num(r.extra),
-            _num(-r.penalties),
-            cell(_num(r.total), font=bold),
-            r.fouls,
-            *(f"{g}/{w}" for _role, g, w in r.role_stats),
-            round(acc, 3) if acc is not None else "",
+    nick_width = max([widths[1], *(cells.text_units(r.nickname) + 2 for r in data.rows)])
+    widths[1] = min(nick_width, _NICK_MAX_WIDTH)
+    r = sub
+    for row in data.rows:
+        r += 1
+        acc = row.best_move_accuracy
+        values: list[Any] = [
+            row.rank,
+            row.nickname,
+            row.games,
+            row.wins,
+            row.draws,
+            _num(row.base),
+            _num(row.best_move),
+            _num(row.ci),
+            _num(row.extra),
+            _num(-row.penalties),
+            _num(row.total),
+            row.fouls,
         ]
+        for _role, played, won in row.role_stats:
+            values += [played, won]
+        values.append(round(acc, 3) if acc is not None else None)
         for sid, _order, rn in rounds:
-            v = per_round.get((r.key, sid, rn))
-            row.append(_num(v) if v is not None else "")
-        ws.append(xlsx.row(ws, row))
+            v = per_round.get((row.key, sid, rn))
+            values.append(_num(v) if v is not None else None)
+        for c, value in enumerate(values, start=1):
+            g.put(r, c, value, columns[c - 1][2])
+        g.height(r, 14 * cells.lines_needed(row.nickname, widths[1]))
+    last = r
+    # Title, policy and games above the table; the legend below it (all as
+    # wide as the table, so nothing is cut).
+    g.merge(1, 1, 1, ncols, f"{data.tournament.name} — {L['title']}", "title")
+    g.height(1, 24)
+    policy_cols = max(3, ncols // 2)
+    g.merge(2, 1, 2, policy_cols - 1, L["policy"], "label")
+    g.put(2, policy_cols, data.tournament.scoring_revision, "td_int")
+    g.merge(2, policy_cols + 1, 2, max(ncols - 1, policy_cols + 1), L["games"], "label")
+    g.put(2, max(ncols, policy_cols + 2), data.games, "td_int")
+    legend_row = last + 2
+    table_width = sum(widths)
+    g.merge(legend_row, 1, legend_row, ncols, L["legend"], "note")
+    g.height(legend_row, 11.5 * cells.lines_needed(L["legend"], table_width * 1.2))
+    cells._widths(ws, widths)
+    ws.freeze_panes = f"C{sub + 1}"
+    cells._page_setup(ws, one_page=False, title_rows=f"{top}:{sub}")
+    ws.print_title_cols = "A:B"
+    g.write(ws, cells._styles(workbook))
     return ws
+
+
+def _protocol_tables(tournament: Tournament) -> list[tuple[Table, int, bool]]:
+    """(table, game id, annulled) of every game over, in tournament order; a
+    table's annulled games (W6, replayed) come before the game that replaced them."""
+    over = [GameStatus.FINISHED, GameStatus.ANNULLED]
+    tables = list(
+        Table.objects.filter(round__stage__tournament=tournament)
+        .filter(Q(game__status__in=over) | Q(annulled_games__isnull=False))
+        .distinct()
+        .select_related("round__stage", "game")
+        .prefetch_related("annulled_games")
+        .order_by("round__stage__order", "round__number", "number")
+    )
+    out: list[tuple[Table, int, bool]] = []
+    for tb in tables:
+        for game in sorted(tb.annulled_games.all(), key=lambda g: g.pk):
+            out.append((tb, game.pk, True))
+        if tb.game is not None and tb.game.status in over:
+            out.append((tb, tb.game.pk, tb.game.status == GameStatus.ANNULLED))
+    return out
 
 
 def build_tournament_workbook(tournament: Tournament, lang: str = "ru") -> Any:
     lang = game_exports.normalize_lang(lang)
     data = st.compute(tournament)
     wb = game_exports.new_workbook()
-    tables = list(
-        Table.objects.filter(round__stage__tournament=tournament, game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED])
-        .select_related("round__stage")
-        .order_by("round__stage__order", "round__number", "number")
-    )
-    rounds = sorted({(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb in tables}, key=lambda x: (x[1], x[2]))
+    games = _protocol_tables(tournament)
+    rounds = sorted({(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb, _gid, _a in games}, key=lambda x: (x[1], x[2]))
     write_standings_sheet(wb, data, lang, rounds=rounds)
-    if tables:
+    if games:
         scores: dict[int, dict[int, dict[str, Any]]] = {}
         for (game_id, seat), s in data.scores.items():
             scores.setdefault(game_id, {})[seat] = s.as_floats()
-        game_ids = [tb.game_id for tb in tables if tb.game_id is not None]
+        game_ids = [gid for _tb, gid, _a in games]
         protos = game_exports.collect_protocols(game_ids, journal=False, scores={gid: scores.get(gid, {}) for gid in game_ids})
         L = LABELS[lang]
-        titles = [L["protocol"].format(stage=tb.round.stage.order, round=tb.round.number, table=tb.number)[:31] for tb in tables]
+        titles = []
+        for (tb, gid, annulled), proto in zip(games, protos, strict=True):
+            title = L["protocol"].format(stage=tb.round.stage.order, round=tb.round.number, table=tb.number)
+            if annulled:
+                # W6: kept, marked, not counted (its scores are empty: no points).
+                title += f"{L['annulled_suffix']}#{gid}"
+                proto.scores = None
+            # A replayed game no longer points at its table: give its header the table's.
+            proto.header.tournament = tournament.name
+            proto.header.stage = tb.round.stage.name
+            proto.header.table_no = tb.number
+            proto.header.game_no = tb.round.number
+            titles.append(title[:31])
         game_exports.write_game_protocol_sheets(wb, protos, lang, details=False, titles=titles)
     return wb
 

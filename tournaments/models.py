@@ -140,6 +140,10 @@ class Table(models.Model):
     number = models.PositiveSmallIntegerField(_("стол"))
     host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournament_tables", verbose_name=_("ведущий"))
     game = models.OneToOneField("games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="tournament_table", verbose_name=_("игра"))
+    # Games of this table annulled and replayed (W6: a replay is ordered, the
+    # protocol is kept): they stay in the tournament's workbook and the
+    # players' histories, marked, and are never counted.
+    annulled_games = models.ManyToManyField("games.Game", blank=True, related_name="annulled_tournament_tables", verbose_name=_("аннулированные игры"))
     # Whether the last standings push for this table counted a finished game:
     # an undo that reopens it must push the standings again (consumers.py).
     counted = models.BooleanField(default=False, editable=False)

@@ -377,7 +377,8 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
     Each game is created for the table's host (it shows in his «Мои игры»),
     seated from the table, under the tournament's Regulations. A table whose
     game was annulled (W6: a replay is ordered) gets a new game; the annulled
-    one keeps its protocol in the games app but leaves the table.
+    one stays linked to the table (``Table.annulled_games``), marked and not
+    counted, in the workbook and the players' histories.
     """
     tournament = round.stage.tournament
     regs = Regulations.from_dict(tournament.regulations or {})
@@ -407,6 +408,8 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
                 # the schema existed): the table is named, nothing is created.
                 result.skipped.append((table, exc.message))
                 continue
+            if replay and locked.game_id is not None:
+                locked.annulled_games.add(locked.game_id)  # W6: the annulled protocol stays in the tournament
             locked.game = game
             locked.counted = False
             locked.save(update_fields=["game", "counted"])

@@ -75,6 +75,38 @@ class GameLine:
 
 
 @dataclass
+class AnnulledGame:
+    """A game of a player annulled by the host (W6): kept in his history, never counted."""
+
+    game_id: int
+    stage_name: str
+    round_no: int
+    table_no: int
+    seat_no: int
+    order: tuple[int, int, int]
+
+
+def annulled_history(tournament: Tournament, participant_id: int) -> list[AnnulledGame]:
+    """The annulled games at the tables where the participant was seated, in tournament order."""
+    seats = (
+        TableSeat.objects.filter(participant_id=participant_id, table__round__stage__tournament=tournament)
+        .select_related("table__round__stage", "table__game")
+        .prefetch_related("table__annulled_games")
+    )
+    out: list[AnnulledGame] = []
+    for s in seats:
+        tb = s.table
+        ids = [g.pk for g in tb.annulled_games.all()]
+        if tb.game is not None and tb.game.status == GameStatus.ANNULLED:
+            ids.append(tb.game.pk)
+        stage = tb.round.stage
+        for gid in sorted(ids):
+            out.append(AnnulledGame(gid, stage.name, tb.round.number, tb.number, s.seat_no, (stage.order, tb.round.number, tb.number)))
+    out.sort(key=lambda a: (a.order, a.game_id))
+    return out
+
+
+@dataclass
 class Standing:
     key: Any
     participant_id: int | None

@@ -434,7 +434,8 @@ def player_page(request: HttpRequest, pk: int, pid: int) -> HttpResponse:
     p = get_object_or_404(Participant, pk=pid, tournament=t)
     data = standings.compute(t, with_history=True)
     row = data.by_participant().get(p.pk)
-    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "policy": data.policy, "is_organizer": t.is_organizer(request.user)})
+    annulled = standings.annulled_history(t, p.pk)
+    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "annulled": annulled, "policy": data.policy, "is_organizer": t.is_organizer(request.user)})
 
 
 def standings_xlsx(request: HttpRequest, pk: int) -> HttpResponse:

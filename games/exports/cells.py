@@ -30,6 +30,11 @@ _CENTER = Alignment(horizontal="center", vertical="center", wrap_text=True)
 _LEFT = Alignment(horizontal="left", vertical="center", wrap_text=True)
 _LEFT_NOWRAP = Alignment(horizontal="left", vertical="center")
 
+# Points everywhere (protocol, standings, the standings page): two decimals and
+# the typographic minus "−" (U+2212), so 0.5 and −0.50 never read differently
+# between sheets, LibreOffice and Excel, or the workbook and the web page.
+POINTS_FORMAT = '0.00;"\u2212"0.00;0.00'
+
 STYLE_SPECS: dict[str, dict[str, Any]] = {
     "plain": {},
     "title": {"font": Font(name=_FONT, size=14, bold=True), "alignment": Alignment(horizontal="center", vertical="center")},
@@ -40,10 +45,14 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "td": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX},
     "td_bold": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX},
     "td_left": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX},
+    "td_left_9": {"font": Font(name=_FONT, size=9), "alignment": _LEFT, "border": _BOX},
     "td_black": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "fill": _BLACKROW},
     "td_mark": {"font": Font(name=_FONT, size=10, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX, "fill": _MARK},
     "td_left_mark": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _MARK},
-    "td_num": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0.##"},
+    "td_num": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": POINTS_FORMAT},
+    "td_num_bold": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "number_format": POINTS_FORMAT},
+    "td_int": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0"},
+    "td_pct": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0%"},
     "day": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _DARK},
     "day_seat": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "fill": _DARK},
     "section": {"font": Font(name=_FONT, size=11, bold=True), "alignment": _LEFT_NOWRAP},
@@ -61,6 +70,8 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "undone_note": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
     "note": {"font": Font(name=_FONT, size=8, italic=True), "alignment": Alignment(horizontal="left", vertical="top", wrap_text=True), "border": _BOX},
     "sign": {"font": Font(name=_FONT, size=10), "border": Border(bottom=_MEDIUM)},
+    "value_date": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX, "number_format": "DD.MM.YYYY"},
+    "td_marks": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
 }
 
 
@@ -159,6 +170,7 @@ class _Grid:
         self.heights: dict[int, float] = {}
         self.max_row = 0
         self.ncols = 0
+        self.widths: list[float] = []  # the column widths the layout was sized for
 
     def put(self, row: int, col: int, value: Any, style: str | None = None) -> None:
         self.cells.setdefault(row, {})[col] = (value, style)
@@ -214,8 +226,7 @@ class _Rows:
         for i in wrap:
             value = values[i] if i < len(values) else None
             if isinstance(value, str) and value:
-                per_line = max(1, int(self.widths[i] * 1.05))  # ≈ characters of 9–10 pt per width unit
-                lines = max(lines, -(-len(value) // per_line))
+                lines = max(lines, lines_needed(value, self.widths[i]))
         if lines > 1:
             self.ws.row_dimensions[self.count].height = 12.5 * lines
         self.ws.append(_styled_row(self.ws, self.styles, values, style) if values else [])
@@ -255,3 +266,21 @@ def _page_setup(ws: Any, *, one_page: bool = True, title_rows: str | None = None
 def _widths(ws: Any, widths: Sequence[float]) -> None:
     for i, w in enumerate(widths, start=1):
         ws.column_dimensions[get_column_letter(i)].width = w
+
+
+def text_units(text: Any) -> float:
+    """The column width (Excel units ≈ one digit of the default font) a text of
+    10 pt needs on one line; wide letters count a little more (an estimate)."""
+    s = str(text)
+    return sum(1.25 if ch.isupper() or ch in "ЖШЩМЮФЫmwMW@%" else 1.0 for ch in s)
+
+
+def lines_needed(text: Any, width: float) -> int:
+    """Lines a wrapped text needs in a column (or merged cells) of ``width`` units."""
+    if text is None or text == "":
+        return 1
+    room = max(1.0, width - 1.0)  # the cell's inner margins
+    lines = 0
+    for paragraph in str(text).split("\n"):
+        lines += max(1, -(-int(text_units(paragraph) * 10) // int(room * 10)))
+    return lines

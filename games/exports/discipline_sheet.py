@@ -47,9 +47,16 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
     if many:
         widths = [8, *widths]
     _widths(ws, widths)
-    _page_setup(ws, one_page=not many)
     out = _Rows(ws, _styles(workbook), widths)
     lead = [L["game"]] if many else []
+    if many:
+        # Several games run over several pages: one heading row common to the
+        # three sections (their columns line up), repeated on every page.
+        _page_setup(ws, one_page=False, title_rows="1:1")
+        ws.freeze_panes = "A2"
+        out.add([*lead, L["time"], L["phase"], L["seat"], L["player"], L["penalty_or_target"], L["reason"], L["consequence"]], "th", wrap=range(len(widths)))
+    else:
+        _page_setup(ws, one_page=True)
 
     def game_cell(proto: GameProtocol) -> list[Any]:
         return [f"#{proto.header.game_id}"] if many else []

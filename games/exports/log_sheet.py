@@ -16,6 +16,7 @@ from games.exports.protocols import GameProtocol
 from games.exports.record import (
     _best_move_verdict,
     _check_answer,
+    _int_keys,
     _phase_label,
     _reason_text,
     _record,
@@ -82,7 +83,7 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "ppk":
         team = payload.get("team")
         team_text = LABELS[lang]["team_red" if team == "red" else "team_black"]
-        return f"ППК: {team_text}" + (f" ({seat})" if seat else "") + tail
+        return f"{LABELS[lang]['ppk_name']}: {team_text}" + (f" ({seat})" if seat else "") + tail
     if do == "wink":
         return ("Подмигивание: " if ru else "Wink: ") + f"{payload.get('by')} → {payload.get('target')}"
     if do == "tech_pause":
@@ -90,6 +91,40 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "annul":
         return ("Игра аннулирована" if ru else "Game annulled") + tail
     return str(do)
+
+
+def voters_text(vote: dict[str, Any], lang: str) -> str:
+    """Every voter of one round (the record, not the host's payload): the
+    voters V4 gave to the last candidate are marked «*»."""
+    ru = lang == "ru"
+    mark = LABELS[lang]["auto_mark"]
+    if vote.get("kind") == "lift":
+        yes = _seats_text(vote.get("yes"))
+        no = _seats_text(vote.get("no"))
+        return ("Подъём — за: " if ru else "Lift vote — yes: ") + yes + ("; против: " if ru else "; no: ") + no
+    auto = {int(v) for v in vote.get("auto") or []}
+    by_candidate: dict[int, list[int]] = {int(c): [] for c in vote.get("candidates") or []}
+    for voter, cand in sorted(_int_keys(vote.get("ballots")).items()):
+        by_candidate.setdefault(int(cand), []).append(voter)
+    parts = []
+    for cand, voters in by_candidate.items():
+        names = ", ".join(f"{v}{mark if v in auto else ''}" for v in voters) or "—"
+        parts.append(f"{cand} ({len(voters)}): {names}")
+    head = ("Голосование — " if ru else "Vote — ") if vote.get("kind") == "vote" else ("Переголосование — " if ru else "Revote — ")
+    text = head + "; ".join(parts)
+    if auto:
+        text += f" ({mark} V4)"
+    return text
+
+
+def _vote_texts(proto: GameProtocol, lang: str) -> dict[int, str]:
+    """seq of each votes / lift_vote action -> every voter of that round."""
+    out: dict[int, str] = {}
+    for vote in _record(proto.state, "votes"):
+        index = vote.get("index")
+        if isinstance(index, int) and 0 <= index < len(proto.seq_by_index):
+            out[proto.seq_by_index[index]] = voters_text(vote, lang)
+    return out
 
 
 def _record_notes(proto: GameProtocol, lang: str) -> dict[int, str]:
@@ -142,6 +177,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
         live, dead = ["td_bold", *live], ["td_bold", *dead]
     for proto in protos:
         notes = _record_notes(proto, lang)
+        votes = _vote_texts(proto, lang)
         for entry in proto.entries:
             ctx = proto.contexts.get(entry.seq)
             phase = ""
@@ -154,7 +190,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
                 entry.seq,
                 entry.created_at,
                 phase,
-                describe_action(entry.payload, lang, ctx, proto.state),
+                votes.get(entry.seq) if not entry.undone and entry.seq in votes else describe_action(entry.payload, lang, ctx, proto.state),
                 "" if entry.undone else notes.get(entry.seq, ""),
                 entry.by,
                 L["undone_at"].format(time=entry.undone_at.strftime("%H:%M:%S")) if entry.undone_at else "",

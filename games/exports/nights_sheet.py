@@ -29,7 +29,13 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
     L = LABELS[lang]
     many = len(protos) > 1
     ws = _new_sheet(workbook, L["sheet_nights"])
-    head = [L["night"], L["don"], L["mafia"], L["mafia"], L["outcome"], L["don_check"], L["answer"], L["sheriff_check"], L["answer"], L["best_move"]]
+    blacks_head = [L["don"], L["mafia"], L["mafia"]]
+    if not many and protos:
+        # One game: each black's column names his seat («Мафия №3», «Дон №7»).
+        roles = _int_keys(protos[0].state.roles)
+        blacks_head = [L["black_seat"].format(role=L["don"] if roles.get(seat) == "don" else L["mafia"], seat=seat) for seat in _black_seats(protos[0].state)] or blacks_head
+        blacks_head += [L["mafia"]] * (3 - len(blacks_head))
+    head = [L["night"], *blacks_head, L["outcome"], L["don_check"], L["answer"], L["sheriff_check"], L["answer"], L["best_move"]]
     widths = [8, 10, 10, 10, 18, 18, 12, 18, 12, 28]
     if many:
         head, widths = [L["game"], *head], [8, *widths]
@@ -50,13 +56,17 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
             black_cells = []
             for i in range(3):
                 seat = blacks[i] if i < len(blacks) else None
-                if seat is None or night.shot is None:
+                if seat is None:
+                    black_cells.append("")
+                elif not _at_table_in_night(state, seat, night.night):
+                    black_cells.append(L["gone"])  # he had left: not a blank that reads as "forgot"
+                elif night.shot is None:
                     black_cells.append("")
                 elif seat in shots:
                     target = shots[seat]
                     black_cells.append(f"{seat} → {target if target is not None else '—'}")
                 else:
-                    black_cells.append(f"{seat} → —" if _at_table_in_night(state, seat, night.night) else "")
+                    black_cells.append(f"{seat} → —")
             values = [
                 f"{L['night']} {night.night}",
                 *black_cells,

@@ -7,7 +7,15 @@ from typing import Any
 
 from openpyxl import Workbook
 
-from games.exports.cells import _Grid, _new_sheet, _page_setup, _styles, _widths
+from games.exports.cells import (
+    _Grid,
+    _new_sheet,
+    _page_setup,
+    _styles,
+    _widths,
+    lines_needed,
+    text_units,
+)
 from games.exports.labels import (
     FOUL_MARK,
     HOW_LEFT,
@@ -37,15 +45,35 @@ from games.rules import GameState
 # --- the «Протокол» sheet ----------------------------------------------------------------
 
 # Columns: A № | B player | C role | D–G fouls | H removal | I left | J points |
-# K extra | L Ci | M gap | N vote labels | O… one column per candidate (at
-# least _MIN_CANDIDATE_COLS; together at least _CANDIDATES_WIDTH wide, so a
-# Day's notes fit beside its label — fewer, wider columns are fewer cells).
-_PROTOCOL_WIDTHS = [4.5, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 14, 7, 6, 6, 2, 15]
+# K extra | L Ci | M best-move points | N discipline marks | O gap | P vote
+# labels | Q… one column per candidate (at least _MIN_CANDIDATE_COLS; together
+# at least _CANDIDATES_WIDTH wide, so a Day's notes fit beside its label —
+# fewer, wider columns are fewer cells). B grows with the longest nickname,
+# up to _NICK_MAX_WIDTH (then the nickname wraps and its row grows).
+_PROTOCOL_WIDTHS = [6, 20, 5.5, 3.6, 3.6, 3.6, 3.6, 5.5, 18, 7, 6, 6, 6, 11, 2, 15]
+_NICK_COL = 2
+_NICK_MIN_WIDTH = 20.0
+_NICK_MAX_WIDTH = 40.0
+_LAST_LEFT_COL = 14  # the players' block: A..N
 _CANDIDATE_WIDTH = 5
-_CANDIDATES_WIDTH = 30
+_CANDIDATES_WIDTH = 40
 _MIN_CANDIDATE_COLS = 4
-_VOTE_LABEL_COL = 14
-_FIRST_CAND_COL = 15
+_VOTE_LABEL_COL = 16
+_FIRST_CAND_COL = 17
+_ROW_LINE = 13.0  # points per line of 10 pt text
+_PLAYER_ROW = 16.0
+
+
+def _protocol_widths(proto: GameProtocol, ncols: int) -> list[float]:
+    widths = list(_PROTOCOL_WIDTHS)
+    longest = max((text_units(p) for p in proto.state.players or []), default=0.0)
+    # Two lines at most for the longest nickname, within the bounds.
+    widths[_NICK_COL - 1] = min(_NICK_MAX_WIDTH, max(_NICK_MIN_WIDTH, longest / 2 + 2))
+    return [*widths, *([_candidate_width(ncols)] * ncols)]
+
+
+def _span(widths: list[float], col: int, col2: int) -> float:
+    return sum(widths[col - 1 : col2])
 
 
 def _candidate_width(ncols: int) -> float:
@@ -102,6 +130,52 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
     return [blocks[d] for d in sorted(blocks)]
 
 
+def _discipline_marks(state: GameState, lang: str) -> dict[int, str]:
+    """Per seat, the compact marks of the «Дисц.» column (see the legend):
+    warnings (F4), grey cards (F15), the ППК offender (W5), tech pauses (D7)."""
+    L = LABELS[lang]
+    warnings: dict[int, int] = {}
+    grey: dict[int, int] = {}
+    ppk: set[int] = set()
+    for e in _record(state, "penalties"):
+        seat = e.get("seat")
+        if not isinstance(seat, int):
+            continue
+        kind = e.get("kind")
+        if kind == "warning":
+            warnings[seat] = warnings.get(seat, 0) + 1
+        elif kind == "grey_card":
+            grey[seat] = grey.get(seat, 0) + 1
+        elif kind == "ppk":
+            ppk.add(seat)
+    pauses: dict[int, int] = {}
+    for e in _record(state, "tech_pauses"):
+        seat = e.get("seat")
+        if isinstance(seat, int):
+            pauses[seat] = pauses.get(seat, 0) + 1
+    out: dict[int, str] = {}
+    for seat in range(1, 11):
+        marks = []
+        if warnings.get(seat):
+            marks.append(f"{L['mark_warning']}{warnings[seat]}")
+        if grey.get(seat):
+            marks.append(L["mark_grey"] + (str(grey[seat]) if grey[seat] > 1 else ""))
+        if seat in ppk:
+            marks.append(L["mark_ppk"])
+        if pauses.get(seat):
+            marks.append(f"{L['mark_pause']}{pauses[seat]}")
+        if marks:
+            out[seat] = " ".join(marks)
+    return out
+
+
+def _wrapped(g: _Grid, r: int, col: int, col2: int, text: Any, style: str, *, size: float = 10) -> None:
+    """A merged cell whose row is as tall as its wrapped text needs."""
+    g.merge(r, col, r, col2, text, style)
+    lines = lines_needed(text, _span(g.widths, col, col2) * 10 / size)
+    g.height(r, max(_PLAYER_ROW, lines * _ROW_LINE * size / 10 + 3))
+
+
 def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     L = LABELS[lang]
     state = proto.state
@@ -109,23 +183,26 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     g = _Grid()
     blocks = _day_blocks(state)
     g.ncols = max([_MIN_CANDIDATE_COLS, *(len(b.candidates) for b in blocks)])
+    g.widths = _protocol_widths(proto, g.ncols)
+    right = _LAST_LEFT_COL
     last = _FIRST_CAND_COL + g.ncols - 1
-    g.merge(1, 1, 1, 12, L["title"], "title")
+    g.merge(1, 1, 1, right, L["title"], "title")
     g.height(1, 24)
     g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {h.title}" if h.title else "") if h.game_id else h.title, "section")
     # Header: label / value pairs on three rows.
     g.merge(2, 1, 2, 2, L["tournament"], "label")
-    g.merge(2, 3, 2, 8, h.tournament, "value_bold")
+    _wrapped(g, 2, 3, 8, h.tournament, "value_bold")
     g.merge(2, 9, 2, 9, L["date"], "label")
-    g.merge(2, 10, 2, 12, h.date.strftime("%d.%m.%Y") if h.date else "", "value")
+    # The day the game was played (its first action), a real date cell.
+    g.merge(2, 10, 2, right, h.date, "value_date")
     g.merge(3, 1, 3, 2, L["stage"], "label")
-    g.merge(3, 3, 3, 8, h.stage, "value")
+    _wrapped(g, 3, 3, 8, h.stage, "value")
     g.put(3, 9, L["table_no"], "label")
     g.put(3, 10, h.table_no, "td_bold")
-    g.put(3, 11, L["game_no"], "label")
-    g.put(3, 12, h.game_no, "td_bold")
+    g.merge(3, 11, 3, 12, L["game_no"], "label")
+    g.merge(3, 13, 3, right, h.game_no, "td_bold")
     g.merge(4, 1, 4, 2, L["host"], "label")
-    g.merge(4, 3, 4, 12, h.host, "value")
+    _wrapped(g, 4, 3, right, h.host, "value")
     # Players.
     top = 6
     g.merge(top, 1, top + 1, 1, L["seat"], "th")
@@ -134,38 +211,48 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     g.merge(top, 4, top, 7, L["fouls"], "th")
     for i in range(4):
         g.put(top + 1, 4 + i, i + 1, "th")
-    for col, key in ((8, "removed"), (9, "left"), (10, "points"), (11, "extra"), (12, "ci")):
+    for col, key in ((8, "removed"), (9, "left"), (10, "points"), (11, "extra"), (12, "ci"), (13, "bm_points"), (14, "discipline")):
         g.merge(top, col, top + 1, col, L[key], "th")
+    g.height(top + 1, 14)
     roles = _int_keys(state.roles)
     left = _left_by_seat(state)
     fouls = _int_keys(state.fouls)
+    marks = _discipline_marks(state, lang)
     players = state.players or []
+    nick_width = g.widths[_NICK_COL - 1]
     for seat in range(1, 11):
         r = top + 1 + seat
-        g.height(r, 16)
+        nickname = players[seat - 1] if seat <= len(players) else ""
+        # A long nickname wraps: the row grows with it (rows do not grow by
+        # themselves when the file is opened).
+        left_text = ""
+        if seat in left:
+            e = left[seat]
+            how = e.get("how", "")
+            left_text = f"{_short_phase(lang, e.get('day'), e.get('phase'))} {HOW_LEFT[lang].get(how, how)}".strip()
+        lines = max(lines_needed(nickname, nick_width), lines_needed(left_text, g.widths[8]))
+        g.height(r, lines * _ROW_LINE + 3 if lines > 1 else _PLAYER_ROW)
         role = roles.get(seat, "civilian")
         black = role in ("don", "mafia")
         g.put(r, 1, seat, "td_bold")
-        g.put(r, 2, players[seat - 1] if seat <= len(players) else "", "td_left")
+        g.put(r, 2, nickname, "td_left")
         g.put(r, 3, ROLE_LETTERS[lang].get(role, ""), "td_black" if black else "td_bold")
         n = int(fouls.get(seat, 0))
         for i in range(4):
             g.put(r, 4 + i, FOUL_MARK if i < n else None, "td_mark" if i < n else "td")
         how = (left.get(seat) or {}).get("how", "")
         g.put(r, 8, REMOVAL_MARK[lang] if how in REMOVAL_HOWS else None, "td_mark" if how in REMOVAL_HOWS else "td")
-        if seat in left:
-            e = left[seat]
-            g.put(r, 9, f"{_short_phase(lang, e.get('day'), e.get('phase'))} {HOW_LEFT[lang].get(how, how)}".strip(), "td_left")
-        else:
-            g.put(r, 9, None, "td_left")
-        points, extra, ci = _points(proto, seat)
-        g.put(r, 10, points, "td_num")
+        g.put(r, 9, left_text or None, "td_left")
+        points, extra, ci, best_move = _points(proto, seat, lang)
+        g.put(r, 10, points, "td" if isinstance(points, str) else "td_num")
         g.put(r, 11, extra, "td_num")
         g.put(r, 12, ci, "td_num")
+        g.put(r, 13, best_move, "td_num")
+        g.put(r, 14, marks.get(seat), "td_marks")
     r = top + 13
     # Result.
     g.merge(r, 1, r, 2, L["result"], "label")
-    g.merge(r, 3, r, 12, _winner_text(state, lang), "value_bold")
+    _wrapped(g, r, 3, right, _winner_text(state, lang), "value_bold")
     g.height(r, 18)
     # Best move: the player's seat, up to three seats, the verdict.
     r += 2
@@ -174,39 +261,50 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     g.merge(r, 1, r + 1, 2, L["best_move"], "label")
     g.put(r, 3, L["bm_player"], "th")
     g.merge(r, 4, r, 6, L["bm_seats"], "th")
-    g.merge(r, 7, r, 12, L["bm_verdict"], "th")
+    g.merge(r, 7, r, right, L["bm_verdict"], "th")
     seats = list((bm or {}).get("seats") or [])
     g.put(r + 1, 3, (bm or {}).get("seat"), "td_bold")
     for i in range(3):
         g.put(r + 1, 4 + i, seats[i] if i < len(seats) else None, "td_bold")
-    g.merge(r + 1, 7, r + 1, 12, _best_move_verdict(bm, lang), "td_left")
-    # Nights in brief (the «Ночи» sheet has the detail).
+    g.merge(r + 1, 7, r + 1, right, _best_move_verdict(bm, lang), "td_left")
+    # Nights in brief (the «Ночи» sheet has the detail); wrapped text sizes its row.
     r += 3
     nights = _nights(state)
-    g.merge(r, 1, r, 2, L["night"], "th")
-    g.merge(r, 3, r, 6, L["shot"], "th")
-    g.merge(r, 7, r, 9, L["don_check"], "th")
-    g.merge(r, 10, r, 12, L["sheriff_check"], "th")
+    # The Night's number in A; the shot in B, as wide as the nicknames; the
+    # checks share the rest (a name of 64 characters then takes two lines).
+    g.put(r, 1, L["night"], "th")
+    g.put(r, 2, L["shot"], "th")
+    g.merge(r, 3, r, 9, L["don_check"], "th")
+    g.merge(r, 10, r, right, L["sheriff_check"], "th")
     for night in nights or [_Night(0)]:
         r += 1
-        g.merge(r, 1, r, 2, f"{L['night']} {night.night}" if night.night else "", "td_left")
-        g.merge(r, 3, r, 6, _shot_outcome(state, night, lang), "td_left")
         don = f"{_seat_name(state, night.don['target'])} — {_check_answer(night.don, lang)}" if night.don else ""
         sheriff = f"{_seat_name(state, night.sheriff['target'])} — {_check_answer(night.sheriff, lang)}" if night.sheriff else ""
-        g.merge(r, 7, r, 9, don, "td_left")
-        g.merge(r, 10, r, 12, sheriff, "td_left")
-    # Protest and the host's signature.
+        g.put(r, 1, night.night or None, "td_bold")
+        _wrapped(g, r, 2, 2, _shot_outcome(state, night, lang), "td_left_9", size=9)
+        _wrapped(g, r, 3, 9, don, "td_left_9", size=9)
+        _wrapped(g, r, 10, right, sheriff, "td_left_9", size=9)
+    # Legend of the marks.
+    r += 1
+    _wrapped(g, r, 1, right, L["legend"], "note", size=8)
+    # Protest and the signatures: the host, and the chief judge or organizer.
     r += 2
     g.merge(r, 1, r + 1, 2, L["protest"], "label")
-    g.merge(r, 3, r + 1, 12, None, "value")
+    g.merge(r, 3, r + 1, right, None, "value")
     r += 3
     g.merge(r, 1, r, 2, L["host"], "label")
-    g.merge(r, 3, r, 7, h.host, "value_bold")
-    g.merge(r, 8, r, 9, L["signature"], "label")
-    g.merge(r, 10, r, 12, None, "sign")
+    _wrapped(g, r, 3, 8, h.host, "value_bold")
+    g.merge(r, 9, r, 10, L["signature"], "label")
+    g.merge(r, 11, r, right, None, "sign")
+    r += 2
+    g.merge(r, 1, r, 2, L["judge"], "label")
+    g.merge(r, 3, r, 8, None, "sign")
+    g.merge(r, 9, r, 10, L["signature"], "label")
+    g.merge(r, 11, r, right, None, "sign")
+    g.height(r, 20)
     if proto.error:
         r += 2
-        g.merge(r, 1, r, 12, L["replay_error"].format(error=proto.error), "small")
+        _wrapped(g, r, 1, right, L["replay_error"].format(error=proto.error), "small", size=8)
     _draw_votes(g, state, blocks, lang, top, last)
     return g
 
@@ -243,7 +341,7 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
                     carried = vote.get("outcome") == "leave"
                     g.put(r, lc, L["lift"], "label")
                     g.put(r, fc, yes, "td_bold")
-                    g.merge(r, fc + 1, r, last, (L["lift_yes"] if carried else L["lift_no"]).format(n=voters), "td_left")
+                    _wrapped(g, r, fc + 1, last, (L["lift_yes"] if carried else L["lift_no"]).format(n=voters), "td_left")
                     continue
                 if kind == "revote":
                     revotes += 1
@@ -266,7 +364,7 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
         # The Day still being played has no outcome yet.
         in_progress = block.day == state.day and state.phase == "day" and state.status == "running" and not block.leaving
         names = ", ".join(_seat_name(state, s) for s in block.leaving) or ("—" if in_progress else L["nobody"])
-        g.merge(r, fc, r, last, names, "td_left_mark" if block.leaving else "td_left")
+        _wrapped(g, r, fc, last, names, "td_left_mark" if block.leaving else "td_left")
         if block.notes:
             r += 1
             text = "; ".join(L[n] for n in block.notes)
@@ -281,7 +379,7 @@ def write_protocol_sheet(workbook: Workbook, proto: GameProtocol, lang: str = "r
     lang = normalize_lang(lang)
     ws = _new_sheet(workbook, title or LABELS[lang]["sheet_protocol"])
     grid = _draw_protocol(proto, lang)
-    _widths(ws, [*_PROTOCOL_WIDTHS, *([_candidate_width(grid.ncols)] * grid.ncols)])
+    _widths(ws, grid.widths)
     ws.freeze_panes = "A6"
     _page_setup(ws)
     grid.write(ws, _styles(workbook))

@@ -208,7 +208,13 @@ def collect_protocols(
             raise Game.DoesNotExist(f"game {game_id} does not exist")
         regulations = Regulations.from_dict(game.regulations) if game.regulations else None
         game_scores = scores.get(game_id) if scores is not None else _scores_for(game)
-        out.append(prepare_protocol(header=_header_for(game), entries=entries.get(game_id, []), regulations=regulations, scores=game_scores, journal=journal))
+        header = _header_for(game)
+        game_entries = entries.get(game_id, [])
+        if game_entries and game_entries[0].created_at is not None:
+            # The day the game was played: its first action (local time), not
+            # the day the game row was created or its log imported.
+            header.date = game_entries[0].created_at.date()
+        out.append(prepare_protocol(header=header, entries=game_entries, regulations=regulations, scores=game_scores, journal=journal))
     return out
 
 

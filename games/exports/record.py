@@ -76,16 +76,20 @@ def _winner_text(state: GameState, lang: str) -> str:
     return text
 
 
-def _points(proto: GameProtocol, seat: int) -> tuple[Any, Any, Any]:
+def _points(proto: GameProtocol, seat: int, lang: str = "ru") -> tuple[Any, Any, Any, Any]:
+    """(points, extra, Ci, best-move points) of a seat; blanks where none apply."""
     if proto.scores:
         row = proto.scores.get(seat) or {}
-        # Extra points and Ci are left blank when there are none, as on paper.
-        return row.get("points"), row.get("extra") or None, row.get("ci") or None
+        # Extra points, Ci and best-move points are left blank when there are none, as on paper.
+        return row.get("points"), row.get("extra") or None, row.get("ci") or None, row.get("best_move") or None
     state = proto.state
-    # Outside a tournament: the result itself (win 1, loss 0); nothing before the end.
+    # Outside a tournament: the result itself (win 1, loss 0; a draw is
+    # written as such, W4); nothing before the end.
     if state.status != "finished" or state.winner not in ("red", "black", "draw"):
-        return None, None, None
-    return (1 if state.team_of(seat) == state.winner else 0), None, None
+        return None, None, None, None
+    if state.winner == "draw":
+        return LABELS[lang]["draw_short"], None, None, None
+    return (1 if state.team_of(seat) == state.winner else 0), None, None, None
 
 
 def _best_move_verdict(bm: dict[str, Any] | None, lang: str) -> str:

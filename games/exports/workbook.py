@@ -14,6 +14,7 @@ from games.exports.log_sheet import write_log_sheet
 from games.exports.nights_sheet import write_nights_sheet
 from games.exports.protocol_sheet import write_protocol_sheet
 from games.exports.protocols import GameProtocol, collect_protocols
+from games.exports.votes_sheet import write_votes_sheet
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
@@ -36,7 +37,7 @@ def write_game_protocol_sheets(
     """Add the protocol sheets of ``games`` (Game objects, ids or prepared
     ``GameProtocol``s) to a write-only workbook; returns the sheets added.
 
-    One game: «Протокол» (+ «Ночи», «Дисциплина», «Журнал» with ``details``).
+    One game: «Протокол» (+ «Ночи», «Голоса», «Дисциплина», «Журнал» with ``details``).
     Several: «Протокол #<id>» per game (or ``titles``), then the detail
     sheets shared by all games with a «Игра» column."""
     if not getattr(workbook, "write_only", False):
@@ -57,6 +58,7 @@ def write_game_protocol_sheets(
         sheets.append(write_protocol_sheet(workbook, proto, lang, title))
     if details and protos:
         sheets.append(write_nights_sheet(workbook, protos, lang))
+        sheets.append(write_votes_sheet(workbook, protos, lang))
         sheets.append(write_discipline_sheet(workbook, protos, lang))
         sheets.append(write_log_sheet(workbook, protos, lang))
     return sheets

@@ -1,14 +1,18 @@
 """Standings from result rows: a generated tournament, Ci (N10/N11), best move, tie-breakers, policy changes."""
 
+import io
 import random
+import re
 from collections import defaultdict
 from decimal import Decimal
 
 import pytest
+from openpyxl import load_workbook
 
 from games.models import Game, GameStatus, SeatResult
 from tests.tournaments.helpers import play_random, play_scripted, seated_tournament
 from tournaments import services, standings
+from tournaments.exports import tournament_workbook_bytes
 from tournaments.models import Table, TableSeat
 from tournaments.standings import game_seat_scores
 
@@ -143,6 +147,19 @@ def test_n11_ci_counts_every_n1_shot_red_black_red_then_next_stage(host):
     assert [g.score.ci for g in me.history if g.line.first_night_victim] == [Decimal("0.5"), 0, Decimal("1.5"), Decimal("0.5")]
     assert [g.score.ci_count for g in me.history if g.line.first_night_victim] == [1, 0, 3, 1]
     assert naive_equals(t)
+    # The standings workbook follows the same policy.
+    ws = load_workbook(io.BytesIO(tournament_workbook_bytes(t)))["Турнирная таблица"]
+    header = next(r for r in ws.iter_rows(values_only=True) if r and r[0] == "Место")
+    mine = next(r for r in ws.iter_rows(values_only=True) if r and len(r) > 1 and r[1] == x)
+    assert mine[header.index("Ci")] == 2.5
+
+
+def test_n11_player_page_shows_every_n1_shot_counted(host, client):
+    t, x, _games = _red_black_red_then_red(host)
+    me = t.participants.get(nickname=x)
+    html = client.get(f"/tournaments/{t.pk}/players/{me.pk}/").content.decode()
+    cells = re.findall(r'<td class="num">[^<]*</td><td class="num">[^<]*</td><td class="num">([^<]*)</td>\s*<td class="num" title', html)
+    assert cells[:4] == ["0,5", "0", "1,5", "0,5"], cells
 
 
 def test_n11_red_only_setting_gives_the_old_progression(host):

@@ -25,6 +25,17 @@ def remove_in_n0(s: Scenario, seats: tuple[int, ...]) -> None:
         s.x(step="dogovorka", status="running", winner=None, at_table=table(*gone), left=n0_removed(*gone))
 
 
+def speeches(s: Scenario, order, noms: dict, after: dict) -> None:
+    """Like ``Scenario.speeches``, with a hand-written checkpoint after each
+    nomination: ``after`` {nominating seat: the nominees then}."""
+    for seat in order:
+        s.x(step="speech", speaker=seat)
+        if seat in noms:
+            s.a("nominate", by=seat, target=noms[seat])
+            s.x(step="speech", speaker=seat, nominees=after[seat])
+        s.nx()
+
+
 def quiet_day(s: Scenario, order: list[int], day: int, noms: dict | None = None) -> None:
     """The speeches of a Day whose vote is not held; ends on Night ``day``'s mafia_shot."""
     s.speeches(order, noms=noms)
@@ -119,7 +130,7 @@ def s_w1_sheriff_shot_decides_before_his_check():
     s.setup()
     remove_in_n0(s, (2, 3))  # reds 1, 4, 5, 6, 7 against 8, 9, 10
     s.to_day1()
-    s.speeches([1, 4, 5, 6, 7, 8, 9, 10], noms={1: 4, 4: 6})
+    speeches(s, [1, 4, 5, 6, 7, 8, 9, 10], {1: 4, 4: 6}, {1: [4], 4: [4, 6]})
     s.x(step="voting", nominees=[4, 6])
     s.vote({4: [1, 4, 5, 6, 7, 8, 9]})  # 10 -> 6 (V4)
     s.x(step="last_word", speaker=4, winner=None, at_table=[1, 5, 6, 7, 8, 9, 10])
@@ -152,7 +163,7 @@ def s_w1_n1_deciding_shot_no_best_move():
     s.setup()
     remove_in_n0(s, (2, 3))
     s.to_day1()
-    s.speeches([1, 4, 5, 6, 7, 8, 9, 10], noms={1: 4, 4: 6})
+    speeches(s, [1, 4, 5, 6, 7, 8, 9, 10], {1: 4, 4: 6}, {1: [4], 4: [4, 6]})
     s.x(step="voting", nominees=[4, 6])
     s.vote({4: [1, 4, 5, 6, 7, 8, 9]})
     s.x(step="last_word", speaker=4, at_table=[1, 5, 6, 7, 8, 9, 10])
@@ -174,7 +185,7 @@ def s_w1_n1_deciding_shot_under_n9():
                  "now the last black, shoots himself: red has won at the shot; no checks, no best move; the morning, "
                  "his W2 last word, finished.")
     s.setup().to_day1()
-    s.speeches(list(range(1, 11)), noms={1: 9, 2: 10})
+    speeches(s, list(range(1, 11)), {1: 9, 2: 10}, {1: [9], 2: [9, 10]})
     s.x(step="voting", nominees=[9, 10])
     s.vote({9: [1, 2, 3, 4, 5], 10: [6, 7, 8, 9, 10]})
     s.x(step="tie_speech", speaker=9, nominees=[9, 10])
@@ -258,7 +269,7 @@ def s_w2_disqualification_in_last_word_after_vote():
     s.setup()
     remove_in_n0(s, (2, 3))  # reds 1, 4, 5, 6, 7 against 8, 9, 10
     s.to_day1()
-    s.speeches([1, 4, 5, 6, 7, 8, 9, 10], noms={1: 4, 4: 6})
+    speeches(s, [1, 4, 5, 6, 7, 8, 9, 10], {1: 4, 4: 6}, {1: [4], 4: [4, 6]})
     s.x(step="voting", nominees=[4, 6])
     s.vote({4: [1, 4, 5, 6, 7, 8, 9]})
     s.x(step="last_word", speaker=4, winner=None, status="running", at_table=[1, 5, 6, 7, 8, 9, 10])
@@ -302,7 +313,7 @@ def s_w2_disqualification_with_two_lift_leavers():
                  "W2 INTERP: a lift vote removes two blacks (9, 10); during the first last word the Don is "
                  "disqualified: red wins at that moment; both last words go on (9, then 10), then finished.")
     s.setup().to_day1()
-    s.speeches(list(range(1, 11)), noms={1: 9, 2: 10})
+    speeches(s, list(range(1, 11)), {1: 9, 2: 10}, {1: [9], 2: [9, 10]})
     s.x(step="voting", nominees=[9, 10])
     s.vote({9: [1, 2, 3, 4, 5], 10: [6, 7, 8, 9, 10]})
     s.x(step="tie_speech", speaker=9, nominees=[9, 10])
@@ -331,7 +342,7 @@ def s_w2_penalty_to_speaker_after_deciding_removal():
                  "speaker applies; his 2nd warning removes him (F4): his last word ends (left keeps 'lift_vote'), "
                  "the next queued last word begins; the winner stays red.")
     s.setup().to_day1()
-    s.speeches(list(range(1, 11)), noms={1: 9, 2: 10})
+    speeches(s, list(range(1, 11)), {1: 9, 2: 10}, {1: [9], 2: [9, 10]})
     s.x(step="voting", nominees=[9, 10])
     s.vote({9: [1, 2, 3, 4, 5], 10: [6, 7, 8, 9, 10]})
     s.x(step="tie_speech", speaker=9)
@@ -362,7 +373,7 @@ def s_w2_penalty_to_speaker_after_deciding_removal():
 
 def tie_day1(s: Scenario) -> None:
     s.setup().to_day1()
-    s.speeches(list(range(1, 11)), noms={1: 2, 3: 4})
+    speeches(s, list(range(1, 11)), {1: 2, 3: 4}, {1: [2], 3: [2, 4]})
     s.x(step="voting", nominees=[2, 4])
     s.vote({2: [1, 3, 5, 6, 7], 4: [2, 4, 8, 9, 10]})
     s.x(step="tie_speech", speaker=2, speech_seconds=30, nominees=[2, 4])
@@ -412,7 +423,7 @@ def s_v5_day1_lift_vote_one_left():
                  "left, no lift vote is held, nobody else leaves; the Night begins.",
                  "Before the reading: the lift vote stayed open and a yes majority removed seat 2 by lift_vote.")
     s.setup().to_day1()
-    s.speeches(list(range(1, 11)), noms={1: 2, 3: 4})
+    speeches(s, list(range(1, 11)), {1: 2, 3: 4}, {1: [2], 3: [2, 4]})
     lift_day(s, 1)
     s.a("remove", seat=4)
     s.x(step="mafia_shot", phase="night", day=1, nominees=[], at_table=table(4), left=[left(4, "removed", 1, "day")])
@@ -429,7 +440,7 @@ def s_v10_day2_lift_vote_one_left_held():
     s.speeches(list(range(1, 11)))
     s.x(step="mafia_shot", phase="night", day=1)
     quiet_night(s, 1, 2)
-    s.speeches([2, 3, 4, 5, 6, 7, 8, 9, 10, 1], noms={3: 2, 5: 4})
+    speeches(s, [2, 3, 4, 5, 6, 7, 8, 9, 10, 1], {3: 2, 5: 4}, {3: [2], 5: [2, 4]})
     lift_day(s, 2)
     s.a("remove", seat=4)
     s.x(step="lift_vote", nominees=[2], at_table=table(4), left=[left(4, "removed", 2, "day")])
@@ -447,17 +458,17 @@ def f10_tail(s: Scenario, table2: list[int], opener3: int, opener4: int) -> None
     """From Day 2's first speech, with two cancelling removals done: Day 2 and
     Day 3 have no vote, Day 4 votes."""
     order2 = table2
-    s.speeches(order2, noms={order2[0]: order2[1]})
+    speeches(s, order2, {order2[0]: order2[1]}, {order2[0]: [order2[1]]})
     s.x(step="mafia_shot", phase="night", day=2, nominees=[])
     quiet_night(s, 2, opener3)
     i = table2.index(opener3)
     order3 = table2[i:] + table2[:i]
-    s.speeches(order3, noms={order3[0]: order3[1]})
+    speeches(s, order3, {order3[0]: order3[1]}, {order3[0]: [order3[1]]})
     s.x(step="mafia_shot", phase="night", day=3, nominees=[])
     quiet_night(s, 3, opener4)
     j = table2.index(opener4)
     order4 = table2[j:] + table2[:j]
-    s.speeches(order4, noms={order4[0]: order4[1]})
+    speeches(s, order4, {order4[0]: order4[1]}, {order4[0]: [order4[1]]})
     s.x(step="voting", phase="day", day=4, nominees=[order4[1]], status="running")
 
 
@@ -467,7 +478,7 @@ def s_f10_after_day1_result_then_day2():
                  "Day 2's vote; a second cancelling removal on Day 2 before its result also cancels Day 3's vote; "
                  "Day 4 votes.")
     s.setup().to_day1()
-    s.speeches(list(range(1, 11)), noms={1: 3, 2: 4})
+    speeches(s, list(range(1, 11)), {1: 3, 2: 4}, {1: [3], 2: [3, 4]})
     s.x(step="voting", nominees=[3, 4])
     s.vote({3: [1, 2, 3, 5, 6, 7]})
     s.x(step="last_word", speaker=3, day=1, phase="day")

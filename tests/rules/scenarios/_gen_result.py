@@ -146,7 +146,7 @@ def s_w5_ppk():
 def s_w5_ppk_red_night():
     s = Scenario("W5", "ppk_red_without_seat_in_night",
                  "W5: ppk of the red team (no seat) during a Night after a kill was named: black wins, flagged ppk red, "
-                 "the game ends at once (the pending shot does not take effect).")
+                 "the game ends at once (FORMAT: a ППК ends at once, before the morning: the player shot does not move to left).")
     quiet_day1(s)
     s.x(step="mafia_shot")
     s.a("shots", by={"8": 1, "9": 1, "10": 1})
