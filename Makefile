@@ -45,7 +45,7 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy games tournaments players mafia_protocol
+	$(VENV)/bin/mypy games tournaments players mafia_protocol discord_bridge
 	$(VENV)/bin/lint-imports  # the walls between the parts ([tool.importlinter] in pyproject.toml)
 
 messages: $(STAMP)

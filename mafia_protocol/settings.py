@@ -83,6 +83,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "players",
+    "discord_bridge",
 ]
 
 MIDDLEWARE = [

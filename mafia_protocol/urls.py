@@ -15,6 +15,7 @@ urlpatterns = [
     path("games/", include("games.console.urls")),  # host pages (namespace "games")
     path("games/", include("games.board.urls")),  # public board, overlay (namespace "board")
     path("games/", include("games.exports.urls")),  # xlsx / json exports (namespace "exports")
+    path("games/", include("discord_bridge.urls")),  # the host's Discord panel (namespace "discord")
     path("tournaments/", include("tournaments.urls")),
     path("", include("players.urls")),  # players, ratings (namespace "players")
 ]

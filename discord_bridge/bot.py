@@ -1,0 +1,122 @@
+"""The Discord bot: the edge where discord.py meets the bridge.
+
+It turns DMs from linked players into proposals and «+» messages in a game's
+text channel into vote marks (discord_bridge.services, which push them to the
+host's console through the channel layer); it answers each DM with a short
+receipt of the sender's own message; and it delivers the queued posts that
+are its to deliver (wink relays by DM, and the chat lines of games linked
+without a webhook). It never records a game action: the host confirms.
+
+discord.py reconnects by itself (`Client.start(reconnect=True)`); a heartbeat
+row tells the console whether the bot is up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import timedelta
+from typing import Any
+
+import discord
+from asgiref.sync import sync_to_async
+from django.utils import timezone
+
+from discord_bridge import core, services
+from discord_bridge.models import BotHeartbeat, ChatPost, DiscordLink
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.1  # the outbox: the V1 line is due to the 100 ms
+HEARTBEAT_SECONDS = 15
+NOT_LINKED = "Вы не привязаны ни к одной игре: попросите ведущего указать ваш Discord в настройках игры."
+
+
+def bot_intents() -> discord.Intents:
+    intents = discord.Intents.default()
+    intents.message_content = True  # privileged: DMs' and «+» messages' text
+    intents.members = True  # privileged: picking seats from the voice channel's members
+    intents.dm_messages = True
+    intents.guild_messages = True
+    return intents
+
+
+class ProtocolBot(discord.Client):
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("intents", bot_intents())
+        super().__init__(**kwargs)
+        self._background: asyncio.Task[None] | None = None
+
+    async def setup_hook(self) -> None:
+        self._background = asyncio.create_task(self._outbox_loop())
+
+    async def close(self) -> None:
+        if self._background is not None:
+            self._background.cancel()
+        await super().close()
+
+    async def on_message(self, message: discord.Message) -> None:
+        await handle_message(self, message)
+
+    async def _outbox_loop(self) -> None:
+        await self.wait_until_ready()
+        beat = 0.0
+        while not self.is_closed():
+            try:
+                loop = asyncio.get_running_loop()
+                if loop.time() - beat >= HEARTBEAT_SECONDS:
+                    await sync_to_async(BotHeartbeat.beat)(str(self.user or ""))
+                    await sync_to_async(services.sweep_stale_webhook_posts)()
+                    beat = loop.time()
+                await deliver_due_posts(self)
+            except Exception:  # the loop must outlive a database hiccup
+                log.exception("outbox loop")
+            await asyncio.sleep(POLL_SECONDS)
+
+
+async def handle_message(client: discord.Client, message: discord.Message) -> None:
+    if message.author.bot or (client.user is not None and message.author.id == client.user.id):
+        return
+    sent_at = message.created_at
+    if message.guild is None:
+        received = await sync_to_async(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
+        # The receipt repeats only the sender's own message (never anyone else's).
+        await message.channel.send(received.receipt if received is not None else NOT_LINKED)
+        return
+    if core.is_plus(message.content):
+        await sync_to_async(services.receive_plus)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, sent_at=sent_at)
+
+
+async def deliver_due_posts(client: discord.Client) -> int:
+    """Send what is due: wink relays by DM, channel lines for games without a webhook."""
+    # A post due within the next poll is awaited to its mark, not a poll late (V1).
+    now = timezone.now()
+    posts = await sync_to_async(services.due_bot_posts)(now + timedelta(seconds=POLL_SECONDS))
+    sent = 0
+    for post in posts:
+        wait = (post.due_at - timezone.now()).total_seconds()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        claimed = await sync_to_async(services.claim_post)(post.pk)
+        if claimed is None:
+            continue
+        ok, error = await _send(client, claimed)
+        await sync_to_async(services.finish_post)(claimed, ok=ok, attempts=1, error=error)
+        sent += ok
+    return sent
+
+
+async def _send(client: discord.Client, post: ChatPost) -> tuple[bool, str]:
+    try:
+        if post.to_user_id is not None:
+            user = client.get_user(post.to_user_id) or await client.fetch_user(post.to_user_id)
+            await user.send(post.text)
+            return True, ""
+        link = await sync_to_async(DiscordLink.objects.filter(game_id=post.game_id).first)()
+        channel = client.get_channel(link.text_channel_id) if link and link.text_channel_id else None
+        if channel is None or not isinstance(channel, discord.abc.Messageable):
+            return False, "the game's text channel is not linked or not visible to the bot"
+        await channel.send(post.text, allowed_mentions=discord.AllowedMentions.none())
+        return True, ""
+    except discord.HTTPException as exc:
+        return False, f"Discord {exc.status}: {exc.text}"[:300]

@@ -1,0 +1,150 @@
+"""The Discord bridge's rows.
+
+- `DiscordLink`: a game's server, channels, webhook URL (a secret: never on a
+  public page, in log.json, exports or archives) and seats ↔ Discord users.
+- `TournamentDiscordLink`: a tournament's server and channels, which a table's
+  game inherits when its host links it (kept here, not on Tournament, so the
+  tournaments app does not depend on this optional feature).
+- `Proposal`: what a DM or a «+» in the game chat suggests; keyed by the
+  Discord message id, so a message delivered twice is stored once, and
+  applied at most once (`applied_at`, set under the game's lock).
+- `ChatPost`: the outbox of lines the bot or the webhook posts in the game's
+  text channel (V1 line, V2 candidates, X3 fouls), with its delivery state.
+- `BotHeartbeat`: when the bot process last said it is alive.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from discord_bridge.core import SeatMap
+
+
+class DiscordLink(models.Model):
+    game = models.OneToOneField("games.Game", on_delete=models.CASCADE, related_name="discord_link")
+    guild_id = models.BigIntegerField(_("Discord server id"), null=True, blank=True)
+    text_channel_id = models.BigIntegerField(_("text channel id"), null=True, blank=True)
+    voice_channel_id = models.BigIntegerField(_("voice channel id"), null=True, blank=True)
+    webhook_url = models.CharField(_("webhook URL"), max_length=300, blank=True, help_text=_("Secret: shown to nobody but the host."))
+    # {"seat": "discord user id"}; ids as strings (they exceed JSON's safe integers).
+    seats = models.JSONField(_("seats"), default=dict, blank=True)
+    # The vote being counted (V1, V2): its step key, the host's «кто за N»
+    # clicks [[candidate, iso time]], and when the line was posted.
+    vote_key = models.CharField(max_length=64, blank=True)
+    vote_clicks = models.JSONField(default=list, blank=True)
+    vote_line_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Discord link of game {self.game_id}"
+
+    def seat_map(self) -> SeatMap:
+        return SeatMap.build(self.seats or {})
+
+
+class TournamentDiscordLink(models.Model):
+    tournament = models.OneToOneField("tournaments.Tournament", on_delete=models.CASCADE, related_name="discord_link")
+    guild_id = models.BigIntegerField(null=True, blank=True)
+    text_channel_id = models.BigIntegerField(null=True, blank=True)
+    voice_channel_id = models.BigIntegerField(null=True, blank=True)
+    webhook_url = models.CharField(max_length=300, blank=True)
+
+
+class ProposalStatus(models.TextChoices):
+    OK = "ok", _("в срок")
+    LATE = "late", _("поздно")
+    NOT_HIS_TURN = "not_his_turn", _("не его ход")
+    REPEAT = "repeat", _("повтор")
+    MISMATCH = "mismatch", _("не его место")
+    UNKNOWN = "unknown", _("не понято")
+
+
+class Proposal(models.Model):
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="discord_proposals")
+    message_id = models.BigIntegerField(unique=True)
+    author_id = models.BigIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=16)  # role | shot | don_check | sheriff_check | wink | plus | unknown
+    target = models.PositiveSmallIntegerField(null=True, blank=True)
+    role = models.CharField(max_length=16, blank=True)
+    status = models.CharField(max_length=16, choices=ProposalStatus.choices)
+    step = models.CharField(max_length=32, blank=True)
+    # The game's clock key when it arrived: a proposal belongs to one step.
+    step_key = models.CharField(max_length=64, blank=True)
+    text = models.CharField(max_length=200, blank=True)  # the DM itself: the host's eyes only
+    sent_at = models.DateTimeField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    applied_at = models.DateTimeField(null=True, blank=True)
+    dismissed_at = models.DateTimeField(null=True, blank=True)
+    relayed_at = models.DateTimeField(null=True, blank=True)  # a wink told to its target
+
+    class Meta:
+        ordering = ["sent_at", "message_id"]
+        indexes = [models.Index(fields=["game", "step_key"])]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.seat}→{self.target} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.applied_at is None and self.dismissed_at is None
+
+
+class PostKind(models.TextChoices):
+    CANDIDATES = "candidates", _("кандидаты (V2)")
+    LINE = "line", _("черта (V1)")
+    FOULS = "fouls", _("фолы (X3)")
+    WINK = "wink", _("мигание (N12)")
+
+
+class PostState(models.TextChoices):
+    PENDING = "pending", _("ждёт")
+    SENT = "sent", _("отправлено")
+    SENDING = "sending", _("отправляется")
+    FAILED = "failed", _("не отправлено")
+
+
+class ChatPost(models.Model):
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="discord_posts")
+    kind = models.CharField(max_length=16, choices=PostKind.choices)
+    # One logical post per key (e.g. "line:<vote key>"): enqueueing it again
+    # is a no-op, so a retry or a second worker never posts it twice.
+    dedupe_key = models.CharField(max_length=120)
+    text = models.CharField(max_length=2000)
+    # A DM (wink relay) goes to one user; otherwise the game's text channel.
+    to_user_id = models.BigIntegerField(null=True, blank=True)
+    due_at = models.DateTimeField(default=timezone.now)
+    state = models.CharField(max_length=16, choices=PostState.choices, default=PostState.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["due_at", "pk"]
+        constraints = [models.UniqueConstraint(fields=["game", "dedupe_key"], name="unique_post_per_game_key")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for game {self.game_id}: {self.state}"
+
+
+class BotHeartbeat(models.Model):
+    """One row (pk 1): the bot writes `seen_at` every few seconds while connected."""
+
+    seen_at = models.DateTimeField()
+    bot_user = models.CharField(max_length=100, blank=True)
+
+    ONLINE_WITHIN = timedelta(seconds=60)
+
+    @classmethod
+    def beat(cls, bot_user: str = "") -> None:
+        cls.objects.update_or_create(pk=1, defaults={"seen_at": timezone.now(), "bot_user": bot_user})
+
+    @classmethod
+    def is_online(cls) -> bool:
+        row = cls.objects.filter(pk=1).first()
+        return row is not None and timezone.now() - row.seen_at < cls.ONLINE_WITHIN

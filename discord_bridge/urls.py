@@ -1,0 +1,13 @@
+from django.urls import path
+
+from discord_bridge import views
+
+app_name = "discord"
+
+urlpatterns = [
+    path("<int:pk>/discord/", views.panel, name="panel"),
+    path("<int:pk>/discord/settings/", views.link_settings, name="settings"),
+    path("<int:pk>/discord/confirm/", views.confirm, name="confirm"),
+    path("<int:pk>/discord/proposals/<int:proposal_pk>/dismiss/", views.dismiss, name="dismiss"),
+    path("<int:pk>/discord/chat/", views.chat, name="chat"),
+]

@@ -1,0 +1,216 @@
+"""The host's Discord panel in the console: thin views over discord_bridge.services.
+
+Every view is the game's host's (or its tournament's organizers') alone: the
+panel shows DMs' contents and the webhook URL. The panel is an include of
+the console page (templates/discord_bridge/console_hook.html), refreshed by
+static/js/discord.js when the host group (`game-<pk>-host`) says something
+arrived.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.utils.translation import gettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from discord_bridge import core, services
+from discord_bridge.models import ChatPost, DiscordLink, PostState, Proposal
+from games import services as game_services
+from games.console import protocol_text as pt
+from games.console.forms import ActionFormError, parse_expected_seq
+from games.console.views import _editable_game, host_required
+from games.models import Game
+from games.rules import RuleViolation
+
+PANEL = "discord_bridge/panel.html"
+STATUS_LABELS = {
+    core.OK: "",
+    core.LATE: "поздно",
+    core.NOT_HIS_TURN: "не его ход",
+    core.REPEAT: "повтор (считается первое, N4)",
+    core.MISMATCH: "не его место",
+    core.UNKNOWN: "не понято",
+}
+
+
+def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str, Any]:
+    link = DiscordLink.objects.filter(game=game).first()
+    state = game_services.game_state(game)
+    pre = services.prefill(game) if link else {"action": None, "proposal_ids": [], "step": state.step}
+    proposals = services.open_proposals(game) if link else []
+    action = pre["action"]
+    rows: list[dict[str, Any]] = []
+    for p in proposals:
+        rows.append({"p": p, "label": gettext(STATUS_LABELS.get(p.status, p.status)) if STATUS_LABELS.get(p.status) else "", "nick": _nick(game, p.seat)})
+    winks = [r for r in rows if r["p"].kind == "wink"]
+    shots = []
+    if action and action.get("do") == "shots":
+        shots = [{"by": int(b), "target": t} for b, t in action["by"].items()]
+    votes = []
+    if action and action.get("do") == "votes":
+        votes = [{"candidate": int(c), "voters": ",".join(str(v) for v in vs)} for c, vs in action["for"].items()]
+    tally = services.vote_tally(game) if link and state.step == "voting" else None
+    return {
+        "game": game,
+        "link": link,
+        "seats_form": [{"seat": s, "nick": _nick(game, s), "user": (link.seats or {}).get(str(s), "") if link else ""} for s in range(1, 11)],
+        "bot_online": services.bot_online(),
+        "step": state.step,
+        "nominees": list(state.nominees),
+        # The ok proposals already in the pre-filled form are not listed twice.
+        "rows": [r for r in rows if r["p"].kind != "wink" and not (action and r["p"].pk in pre["proposal_ids"])],
+        "winks": winks,
+        "action": action,
+        "shots": shots,
+        "votes": votes,
+        "plus_marks": tally.marks if tally else {},
+        "proposal_ids": ",".join(str(i) for i in pre["proposal_ids"]),
+        "failed_posts": list(ChatPost.objects.filter(game=game, state=PostState.FAILED).order_by("-created_at")[:5]),
+        "error": error,
+        "notice": notice,
+    }
+
+
+def _nick(game: Game, seat: int | None) -> str:
+    if seat is None:
+        return ""
+    row = game.seats.filter(seat_no=seat).values_list("nickname", flat=True).first()
+    return row or ""
+
+
+def _panel(request: HttpRequest, game: Game, *, error: str = "", notice: str = "", status: int = 200) -> HttpResponse:
+    return render(request, PANEL, panel_context(game, error=error, notice=notice), status=status)
+
+
+@never_cache  # it holds DMs and the webhook URL
+@host_required
+@require_GET
+def panel(request: HttpRequest, pk: int) -> HttpResponse:
+    return _panel(request, _editable_game(request, pk))
+
+
+@host_required
+@require_POST
+def link_settings(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    data = request.POST
+    try:
+        services.link_save(
+            game=game,
+            guild_id=_snowflake(data, "guild_id"),
+            text_channel_id=_snowflake(data, "text_channel_id"),
+            voice_channel_id=_snowflake(data, "voice_channel_id"),
+            webhook_url=(data.get("webhook_url") or "").strip(),
+            seats={str(s): (data.get(f"seat_{s}") or "").strip() for s in range(1, 11)},
+        )
+    except core.BridgeError as exc:
+        return _panel(request, game, error=str(exc), status=422)
+    return _panel(request, game, notice=gettext("Связь с Discord сохранена."))
+
+
+def _snowflake(data: QueryDict, name: str) -> int | None:
+    raw = (data.get(name) or "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise core.BridgeError(f"{name}: «{raw}» is not a Discord id (digits only).")
+    return int(raw)
+
+
+def _seat(raw: str | None, field: str, *, allow_none: bool = False) -> int | None:
+    raw = (raw or "").strip()
+    if not raw and allow_none:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ActionFormError(field, gettext("нужен номер места 1..10")) from None
+    return value
+
+
+def action_from_post(data: QueryDict) -> dict[str, Any]:
+    """The action the host confirmed (possibly edited) in the Discord panel."""
+    do = (data.get("do") or "").strip()
+    if do == "shots":
+        by: dict[str, int | None] = {}
+        for key in data:
+            if key.startswith("shot_"):
+                by[key.removeprefix("shot_")] = _seat(data.get(key), key, allow_none=True)
+        return {"do": "shots", "by": by}
+    if do == "roles":
+        mafia = [_seat(v, "mafia") for v in (data.get("mafia") or "").replace(" ", "").split(",") if v]
+        return {"do": "roles", "sheriff": _seat(data.get("sheriff"), "sheriff"), "don": _seat(data.get("don"), "don"), "mafia": mafia}
+    if do in ("don_check", "sheriff_check"):
+        return {"do": do, "target": _seat(data.get("target"), "target")}
+    if do == "wink":
+        return {"do": "wink", "by": _seat(data.get("by"), "by"), "target": _seat(data.get("target"), "target")}
+    if do == "votes":
+        votes: dict[str, list[int]] = {}
+        for key in data:
+            if key.startswith("for_"):
+                raw = (data.get(key) or "").replace(" ", "")
+                votes[key.removeprefix("for_")] = [s for s in (_seat(v, key) for v in raw.split(",") if v) if s is not None]
+        return {"do": "votes", "for": votes}
+    raise ActionFormError("do", gettext("это предложение нельзя подтвердить"))
+
+
+@host_required
+@require_POST
+def confirm(request: HttpRequest, pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    try:
+        expected = parse_expected_seq(request.POST)
+        action = action_from_post(request.POST)
+        ids = [int(i) for i in (request.POST.get("proposal_ids") or "").split(",") if i.strip().isdigit()]
+        services.confirm(game=game, action=action, proposal_ids=ids, expected_seq=expected, by=request.user)
+    except (RuleViolation, ActionFormError, game_services.StaleRevision) as exc:
+        game.refresh_from_db()
+        return _panel(request, game, error=pt.violation_text(exc), status=422)
+    except services.AlreadyApplied:
+        game.refresh_from_db()
+        return _panel(request, game, error=gettext("Это предложение уже записано; повторно оно не применяется."), status=409)
+    game.refresh_from_db()
+    response = _panel(request, game, notice=gettext("Записано."))
+    response["HX-Trigger"] = "discord-applied"
+    return response
+
+
+@host_required
+@require_POST
+def dismiss(request: HttpRequest, pk: int, proposal_pk: int) -> HttpResponse:
+    game = _editable_game(request, pk)
+    services.dismiss(game=game, proposal_id=proposal_pk)
+    return _panel(request, game)
+
+
+@host_required
+@require_POST
+def chat(request: HttpRequest, pk: int) -> HttpResponse:
+    """The chat chores: «кто за N» (V2), the 5 s count before the line (V1), the fouls line (X3), a retry."""
+    game = _editable_game(request, pk)
+    if not DiscordLink.objects.filter(game=game).exists():
+        return _panel(request, game, error=gettext("Игра не связана с Discord."), status=422)
+    what = request.POST.get("what", "")
+    if what == "vote_click":
+        try:
+            candidate = _seat(request.POST.get("candidate"), "candidate")
+        except ActionFormError as exc:
+            return _panel(request, game, error=pt.violation_text(exc), status=422)
+        assert candidate is not None
+        services.vote_click(game=game, candidate=candidate)
+    elif what == "count":
+        services.vote_count_start(game=game)
+    elif what == "fouls":
+        services.request_fouls(game=game)
+    elif what == "retry" and (request.POST.get("post") or "").isdigit():
+        services.retry_post(game=game, post_id=int(request.POST["post"]))
+    else:
+        return _panel(request, game, error=gettext("Неизвестная команда."), status=422)
+    return _panel(request, game)
+
+
+__all__ = ["Proposal"]

@@ -1,0 +1,147 @@
+"""A DM-born shot proposal in the host's console, confirmed with Enter (real daphne, Redis layer, Chromium).
+
+The "bot" side runs in another process (manage.py shell against the same
+database and the same Redis channel layer), as the real bot does: the DM
+becomes a proposal, the host group is told, the open console shows the shot
+panel pre-filled within a second, and Enter records the shots through the one
+write path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .conftest import PROJECT_ROOT, _free_port, _wait_http
+from .test_console_browser import sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+
+REDIS_URL = os.environ.get("DISCORD_LIVE_REDIS_URL", "redis://127.0.0.1:6379/4")
+
+
+@pytest.fixture(scope="module")
+def redis_live(tmp_path_factory):
+    """daphne on a free port with its own SQLite and the Redis channel layer (shared with the 'bot' process)."""
+    import redis as redis_lib  # channels_redis's dependency
+
+    try:
+        redis_lib.Redis.from_url(REDIS_URL).ping()
+    except Exception:
+        pytest.skip(f"no Redis at {REDIS_URL}")
+    tmp = tmp_path_factory.mktemp("discord-live")
+    env = dict(os.environ)
+    env.pop("DATABASE_URL", None)
+    env.update({"SQLITE_PATH": str(tmp / "live.sqlite3"), "DJANGO_DEBUG": "1", "REDIS_URL": REDIS_URL, "DJANGO_SETTINGS_MODULE": "mafia_protocol.settings"})
+    env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+
+    def manage(*args):
+        out = subprocess.run([sys.executable, "manage.py", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120)
+        if out.returncode:
+            raise RuntimeError(out.stdout + out.stderr)
+        return out.stdout
+
+    manage("migrate", "--noinput", "--verbosity", "0")
+    port = _free_port()
+    daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
+    log = open(tmp / "daphne.log", "wb")  # noqa: SIM115
+    proc = subprocess.Popen([daphne, "--bind", "127.0.0.1", "--port", str(port), "mafia_protocol.asgi:application"], cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(url + "/accounts/login/", proc)
+        yield url, manage
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+SETUP = """
+from django.contrib.auth import get_user_model
+from games import services
+from tests.bridge.helpers import ROLES, link, record
+U = get_user_model()
+u = U.objects.filter(username='dh').first() or U(username='dh')
+u.set_password('dh-pass-123'); u.save()
+g = services.game_create(host=u, players=[f"P{i}" for i in range(1, 11)])
+for a in (ROLES, {"do": "start"}):
+    record(g, a, u)
+# Stop at the last speech of Day 1: the Night (and its 15 s) begins when the "bot" side runs.
+def last_speech(state):
+    return state.step == "speech" and not state.remaining_speakers()
+while not last_speech(services.game_state(g)):
+    record(g, {"do": "next"}, u)
+link(g)
+print(g.pk)
+"""
+
+DMS = """
+import json, time
+from django.utils import timezone
+from discord_bridge import services
+from games import services as game_services
+from games.models import Game
+from tests.bridge.helpers import record, user_id
+g = Game.objects.get(pk={pk})
+record(g, {"do": "next"}, g.host)
+assert game_services.game_state(g).step == "mafia_shot"
+for seat, mid in ((1, 9001), (4, 9004), (7, 9007)):
+    services.receive_dm(message_id=mid, author_id=user_id(seat), text='5', sent_at=timezone.now())
+print(json.dumps({"sent": time.time()}))
+"""
+
+READ = """
+import json
+from games.models import Game, GameAction
+g = Game.objects.get(pk={pk})
+print(json.dumps([a.payload for a in GameAction.objects.filter(game=g).order_by('seq')][-1]))
+"""
+
+
+def test_dm_shot_proposal_appears_prefilled_and_enter_records_it(redis_live, page):
+    url, manage = redis_live
+    pk = int(manage("shell", "-c", SETUP).strip().splitlines()[-1])
+    sign_in(page, url, ("dh", "dh-pass-123"))
+    page.goto(f"{url}/games/{pk}/")
+    page.wait_for_selector("#console.step-speech")
+    page.wait_for_selector("#discord-panel h3")
+    # Let the host socket connect before the "bot" sends.
+    page.wait_for_function("() => performance.getEntriesByType('resource').some(e => e.name.includes('/discord/'))")
+    time.sleep(0.5)
+    # The moment the pre-filled input appears, stamped by the page itself (wall clock, same machine).
+    page.evaluate("""() => { window.__shownAt = null; new MutationObserver((_, obs) => {
+        if (document.querySelector('#discord-confirm input[name="shot_7"][value="5"]')) { window.__shownAt = Date.now() / 1000; obs.disconnect(); }
+    }).observe(document.body, {childList: true, subtree: true}); }""")
+    sent = json.loads(manage("shell", "-c", DMS.replace("{pk}", str(pk))).strip().splitlines()[-1])["sent"]
+    try:
+        page.wait_for_selector('#discord-confirm input[name="shot_7"][value="5"]', timeout=10_000)
+    except Exception:
+        print(page.inner_html("#discord-panel")[:3000])
+        raise
+    shown = page.evaluate("window.__shownAt") or time.time()
+    page.wait_for_selector("#console.step-mafia_shot")
+    print(f"\nDM → pre-filled shot panel in the console: {(shown - sent) * 1000:.0f} ms")
+    assert shown - sent < 5  # the issue's target is a second; generous on a shared machine
+    assert page.input_value('#discord-confirm input[name="shot_1"]') == "5"
+    if os.environ.get("CONSOLE_SCREENSHOTS"):
+        page.screenshot(path=str(Path(os.environ["CONSOLE_SCREENSHOTS"]) / "discord-panel.png"), full_page=True)
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#console.step-don_check", timeout=10_000)
+    last = json.loads(manage("shell", "-c", READ.replace("{pk}", str(pk))).strip().splitlines()[-1])
+    assert last == {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}
+    # The public board of the same game shows none of it.
+    board = page.context.new_page()
+    board.goto(f"{url}/games/{pk}/board/")
+    assert "discord" not in board.content().lower()
+    board.close()
