@@ -45,3 +45,14 @@ def deadline(clock: ClockFields, now: datetime) -> datetime | None:
     if not is_running(clock):
         return None
     return now + timedelta(milliseconds=remaining_ms(clock, now))
+
+
+def tech_pause_remaining_ms(started_at: datetime, ended_at: datetime | None, duration_ms: int, now: datetime) -> int:
+    """D7: what remains of a technical pause that began at `started_at`.
+
+    Zero once its time is up or once the host ended it early (`ended_at` at
+    or after the start: an earlier end belongs to an earlier pause).
+    """
+    if ended_at is not None and ended_at >= started_at:
+        return 0
+    return max(0, duration_ms - run_elapsed_ms(started_at, now))

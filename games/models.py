@@ -74,6 +74,10 @@ class Game(models.Model):
     clock_elapsed_ms = models.PositiveIntegerField(default=0, help_text="Run time before the last pause.")
     # D8 time-out: every clock stops while it is set.
     timeout_since = models.DateTimeField(null=True, blank=True)
+    # D7 technical pause: it runs from its `tech_pause` action (the log's last
+    # active action) for Regulations.tech_pause seconds, unless the host ended
+    # it early at this moment (clock state, not a log action: FORMAT.md unchanged).
+    tech_pause_ended_at = models.DateTimeField(null=True, blank=True, help_text="When the host ended the technical pause early.")
 
     overlay_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
     overlay_delay_seconds = models.PositiveSmallIntegerField(default=0)

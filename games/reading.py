@@ -10,8 +10,12 @@ simply replays.
 from __future__ import annotations
 
 from collections import OrderedDict
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.utils import timezone
+
+from games import clock
 from games.models import Game
 from games.rules import GameState, Regulations, replay
 
@@ -54,3 +58,48 @@ def _remember_state(key: tuple[int, int, float], state: GameState) -> None:
     _STATE_CACHE.move_to_end(key)
     while len(_STATE_CACHE) > _STATE_CACHE_SIZE:
         _STATE_CACHE.popitem(last=False)
+
+
+def tech_pause_start(game: Game) -> dict[str, Any] | None:
+    """The technical pause (D7) the log ends with: {"seat", "started_at"}, or None.
+
+    A pause runs from its `tech_pause` action while that is the last active
+    action of the log (it depends only on the revision, so a reader may
+    cache it with the revision: the board does).
+    """
+    if game.status != "running":
+        return None
+    last = game.actions.filter(undone_at__isnull=True).order_by("-seq").values_list("payload", "created_at").first()
+    if last is None or not isinstance(last[0], dict) or last[0].get("do") != "tech_pause":
+        return None
+    return {"seat": last[0].get("seat"), "started_at": last[1]}
+
+
+def running_tech_pause(game: Game, now: datetime | None = None, start: dict[str, Any] | None | bool = True) -> dict[str, Any] | None:
+    """The technical pause (D7) running now, or None.
+
+    It runs for the regulations' tech_pause seconds from its start
+    (`tech_pause_start`; pass `start` when it is already known) unless the
+    host ended it early (`Game.tech_pause_ended_at`). The seat is public:
+    the player asks for the pause aloud.
+    """
+    begun = tech_pause_start(game) if start is True else start
+    if not isinstance(begun, dict) or game.status != "running":
+        return None
+    now = now or timezone.now()
+    duration_ms = game_regulations(game).tech_pause * 1000
+    remaining = clock.tech_pause_remaining_ms(begun["started_at"], game.tech_pause_ended_at, duration_ms, now)
+    if remaining <= 0:
+        return None
+    return {
+        "seat": begun["seat"],
+        "remaining_ms": remaining,
+        "deadline": now + timedelta(milliseconds=remaining),
+        "text": clock_text(remaining),
+    }
+
+
+def clock_text(ms: int) -> str:
+    """m:ss, rounded up: 0:01 until it is really over."""
+    seconds = (ms + 999) // 1000
+    return f"{seconds // 60}:{seconds % 60:02d}"

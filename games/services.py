@@ -33,6 +33,7 @@ from games.models import (
 from games.reading import (
     _remember_state,
     _state_key,
+    running_tech_pause,
 )
 from games.reading import (
     game_export_log as game_export_log,
@@ -70,6 +71,15 @@ class StaleRevision(Exception):
         self.params = {"expected": expected, "actual": actual}
         self.message = f"The game changed since this page was drawn (revision {actual}, page {expected}); nothing was applied."
         super().__init__(self.message)
+
+
+class NoTechPause(Exception):
+    """Ending a technical pause early when none runs (D7)."""
+
+    code = "no_tech_pause"
+    rule = "D7"
+    params: dict[str, Any] = {}
+    message = "Rule D7: no technical pause is running; nothing was changed."
 
 
 class NothingToUndo(Exception):
@@ -312,6 +322,26 @@ def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -
         else:
             raise ValueError(f"unknown clock command {command!r}")
         locked.save(update_fields=["clock_started_at", "clock_elapsed_ms", "clock_duration_ms", "timeout_since", "updated_at"])
+        _schedule_broadcast(locked, clock_only=True)
+    _copy_fields(locked, game)
+    return game
+
+
+def game_end_tech_pause(*, game: Game, expected_seq: int | None, by: Any) -> Game:
+    """D7: end the running technical pause early.
+
+    The pause is clock state (it runs from its `tech_pause` action), so its
+    early end is stored on the game, not written to the log (FORMAT.md is
+    unchanged); the revision does not move, as with the other clock commands.
+    The step's clock stays as it is: the host resumes it.
+    """
+    with transaction.atomic():
+        locked = _lock(game, expected_seq)
+        now = timezone.now()
+        if running_tech_pause(locked, now) is None:
+            raise NoTechPause()
+        locked.tech_pause_ended_at = now
+        locked.save(update_fields=["tech_pause_ended_at", "updated_at"])
         _schedule_broadcast(locked, clock_only=True)
     _copy_fields(locked, game)
     return game

@@ -59,7 +59,12 @@ from games.models import (
     Penalty,
     Vote,
 )
-from games.reading import game_regulations, game_state
+from games.reading import (
+    game_regulations,
+    game_state,
+    running_tech_pause,
+    tech_pause_start,
+)
 from games.rules import replay
 from games.rules.catalogue import reason_text
 
@@ -202,6 +207,24 @@ def clock_view(game: Game, *, visible: bool) -> dict[str, Any]:
     }
 
 
+def tech_pause_view(game: Game, start: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The running technical pause (D7) as the board shows it, or None.
+
+    Time-dependent like the clock, so it is part of the live head recomputed
+    per send, from its start (cached with the body: it depends on the
+    revision only). The seat is public: the player asked for the pause aloud.
+    """
+    pause = running_tech_pause(game, start=start)
+    if pause is None:
+        return None
+    return {
+        "seat": pause["seat"],
+        "remaining_ms": pause["remaining_ms"],
+        "deadline_iso": pause["deadline"].isoformat(),
+        "text": pause["text"],
+    }
+
+
 def _clock_text(ms: int) -> str:
     seconds = (ms + 999) // 1000  # 0:01 until it is really over, as the host's clock
     return f"{seconds // 60}:{seconds % 60:02d}"
@@ -337,6 +360,8 @@ def public_view(game: Game) -> dict[str, Any]:
         "decided": decided,
         "ppk": bool(over and game.ppk),
         "clock_visible": step_public and not over,
+        # D7: when the running pause began (its countdown is per send).
+        "tech_pause_start": tech_pause_start(game),
         "protocol": _protocol(game, nicknames) if over else None,
     }
     return view
@@ -552,7 +577,8 @@ def board_frame(game: Game, *, snapshot: bool = False, lang: str | None = None) 
         else:
             view, body = hit
         clock = clock_view(game, visible=view["clock_visible"])
-        head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "snapshot": snapshot, "lang": lang})
+        pause = tech_pause_view(game, view["tech_pause_start"])
+        head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "pause": pause, "snapshot": snapshot, "lang": lang})
     return Frame(game.pk, game.seq, view["at"], _compact(head) + body)
 
 

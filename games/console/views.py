@@ -43,6 +43,7 @@ from games.console.forms import (
 )
 from games.models import Game, GameSeat
 from games.permissions import user_can_edit_game
+from games.reading import running_tech_pause
 from games.rules import RuleViolation, legal_actions
 from games.rules.catalogue import PENALTY_REASONS
 
@@ -267,6 +268,23 @@ def game_clock(request: HttpRequest, pk: int) -> HttpResponse:
     return _after_commit(request, game, lambda: _clock_response(request, game, command))
 
 
+@host_required
+@require_POST
+def game_tech_pause_end(request: HttpRequest, pk: int) -> HttpResponse:
+    """D7: the host ends the running technical pause early (clock state, not a log action)."""
+    game = _editable_game(request, pk)
+    try:
+        expected = parse_expected_seq(request.POST)
+        services.game_end_tech_pause(game=game, expected_seq=expected, by=request.user)
+    except (ActionFormError, services.NoTechPause) as exc:
+        game.refresh_from_db()
+        return _console_response(request, game, error=pt.violation_text(exc), status=422)
+    except services.StaleRevision as exc:
+        game.refresh_from_db()
+        return _console_response(request, game, error=pt.violation_text(exc), status=409)
+    return _after_commit(request, game, lambda: _console_response(request, game, notice=gettext("Технический перерыв окончен досрочно.")))
+
+
 def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpResponse:
     if command in ("timeout", "end_timeout"):
         # D8 changes the banner and the controls as well as the clock.
@@ -338,7 +356,8 @@ def _answer(state: Any, index: int) -> str:
 
 
 def clock_signature(game: Game) -> str:
-    raw = f"{game.clock_key}|{game.clock_duration_ms}|{game.clock_started_at}|{game.clock_elapsed_ms}|{game.timeout_since}"
+    # The technical pause's early end is clock state too: a second device must redraw.
+    raw = f"{game.clock_key}|{game.clock_duration_ms}|{game.clock_started_at}|{game.clock_elapsed_ms}|{game.timeout_since}|{game.tech_pause_ended_at}"
     return hashlib.blake2s(raw.encode(), digest_size=6).hexdigest()
 
 
@@ -472,7 +491,7 @@ def console_context(game: Game) -> dict[str, Any]:
     ctx: dict[str, Any] = {
         "game": game,
         # Reversed once here, not per tile in the template.
-        "urls": {name: reverse(f"games:{view}", args=[pk]) for name, view in (("act", "act"), ("undo", "undo"), ("clock", "clock"), ("fragment", "console_fragment"))},
+        "urls": {name: reverse(f"games:{view}", args=[pk]) for name, view in (("act", "act"), ("undo", "undo"), ("clock", "clock"), ("fragment", "console_fragment"), ("tech_pause_end", "tech_pause_end"))},
         "running": state.status == "running",
         "state": state,
         "public": state.public_dict(),
@@ -584,14 +603,9 @@ def _side_context(game: Game, state: Any, by_do: dict[str, dict[str, Any]], last
         "game_limit": r.tech_pauses_per_game,
         "player_game_limit": r.tech_pauses_per_player_game,
     }
-    running_pause = None
-    if last_action and last_action.get("do") == "tech_pause":
-        # D7: the pause runs from when it was recorded (the server's time).
-        created = game.actions.filter(seq=seqs[-1]).values_list("created_at", flat=True).first()
-        elapsed = (timezone.now() - created).total_seconds() * 1000 if created else 0
-        remaining = max(0, int(r.tech_pause * 1000 - elapsed))
-        if remaining > 0:
-            running_pause = {"seat": last_action.get("seat"), "remaining_ms": remaining, "text": _mmss(remaining)}
+    # D7: the pause runs from when it was recorded (the server's time) until
+    # its time is up or the host ends it early (games.reading).
+    running_pause = running_tech_pause(game)
     undo = {"seq": seqs[-1]} if seqs else None
     counts = Counter(p.get("seat") for p in state.record.penalties if p.get("kind") == "warning")
     return {

@@ -75,6 +75,7 @@
     });
     applied = { seq: meta.seq, at: meta.at };
     startClock();
+    startPause();
   }
 
   function receive(html, fromSnapshotFetch) {
@@ -224,6 +225,39 @@
     render(el, clockDeadline - performance.now());
   }
 
+  // --- technical pause (D7) ---------------------------------------------------
+  // Counted down like the clock; hidden when its time is up (a frame hides
+  // it at once when the host ends it early).
+
+  var pauseDeadline = null;
+  var pauseTimer = null;
+
+  function startPause() {
+    var el = document.getElementById("board-pause");
+    if (pauseTimer) clearInterval(pauseTimer);
+    pauseTimer = null;
+    pauseDeadline = null;
+    if (!el || el.hidden || el.dataset.running !== "1") return;
+    pauseDeadline = performance.now() + parseInt(el.dataset.remainingMs || "0", 10);
+    pauseTick();
+    pauseTimer = setInterval(pauseTick, 200);
+  }
+
+  function pauseTick() {
+    var el = document.getElementById("board-pause");
+    if (!el || pauseDeadline === null) return;
+    var left = pauseDeadline - performance.now();
+    var text = el.querySelector("[data-pause-text]");
+    if (text) text.textContent = format(left);
+    if (left <= 0) {
+      el.hidden = true;
+      clearInterval(pauseTimer);
+      pauseTimer = null;
+      pauseDeadline = null;
+    }
+  }
+
   startClock();
+  startPause();
   connect();
 })();

@@ -206,6 +206,11 @@
       var rem = running ? Math.max(0, el._rem0 - (now - el._t0)) : el._rem0;
       var text = fmt(rem);
       if (el.textContent !== text) el.textContent = text;
+      // A technical pause (D7) whose time is up leaves the console at zero.
+      if (running && rem <= 0 && el.dataset.hideAtZero) {
+        var gone = el.closest(el.dataset.hideAtZero);
+        if (gone) gone.hidden = true;
+      }
       if (!el.classList.contains("clock")) return;
       var box = el.closest(".clock-box");
       var warn = rem > 0 && rem <= 10000 && parseInt(el.dataset.durationMs, 10) > 10000;
