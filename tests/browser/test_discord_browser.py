@@ -198,3 +198,44 @@ def test_host_edits_a_prefilled_shot_and_enter_records_his_choice(redis_live, pa
     last = json.loads(manage("shell", "-c", READ.replace("{pk}", str(pk))).strip().splitlines()[-1])
     # The log is the truth: his 3 for №4 (a miss, N2), the others' 5 as proposed.
     assert last == {"do": "shots", "by": {"1": 5, "4": 3, "7": 5}}
+
+
+VOTE = """
+from django.utils import timezone
+from discord_bridge import services
+from games import services as game_services
+from games.models import Game
+from tests.bridge.helpers import record, user_id
+g = Game.objects.get(pk={pk})
+host = g.host
+record(g, {"do": "next"}, host)
+record(g, {"do": "shots", "by": {"1": None, "4": None, "7": None}}, host)
+while game_services.game_state(g).step != "speech":
+    record(g, {"do": "next"}, host)
+record(g, {"do": "nominate", "by": game_services.game_state(g).speaker, "target": 5}, host)
+while game_services.game_state(g).step != "voting":
+    record(g, {"do": "next"}, host)
+g.refresh_from_db()
+services.vote_click(game=g, candidate=5)
+for seat in (2, 3):
+    services.receive_plus(channel_id=555, message_id=9200 + seat + {pk} * 100, author_id=user_id(seat), sent_at=timezone.now())
+"""
+
+
+def test_plus_messages_prefill_the_console_vote_panel(redis_live, page):
+    url, manage = redis_live
+    pk = int(manage("shell", "-c", SETUP).strip().splitlines()[-1])
+    manage("shell", "-c", VOTE.replace("{pk}", str(pk)))
+    sign_in(page, url, ("dh", "dh-pass-123"))
+    page.goto(f"{url}/games/{pk}/")
+    page.wait_for_selector("#console.step-voting")
+    for voter in (2, 3):
+        page.wait_for_selector(f'#console [data-picker="votes"] input[name="vote-{voter}"][value="5"]:checked', state="attached", timeout=10_000)
+    assert page.locator('#console [data-picker="votes"] label.seatbtn.is-discord').count() == 2
+    assert page.locator('#console [data-picker="votes"] [data-discord-badge]').count() == 1
+    assert page.locator('#console [data-picker="votes"] input:checked').count() == 2
+    press_enter_on_step(page)
+    page.wait_for_function("() => !document.querySelector('#console.step-voting')", timeout=10_000)
+    last = json.loads(manage("shell", "-c", READ.replace("{pk}", str(pk))).strip().splitlines()[-1])
+    # The log is the truth: the two «+» as the votes for №5 (V1), nothing else.
+    assert last == {"do": "votes", "for": {"5": [2, 3]}}
