@@ -6,6 +6,9 @@ host's console through the channel layer); it answers each DM with a short
 receipt of the sender's own message; and it delivers the queued posts that
 are its to deliver (wink relays by DM, and the chat lines of games linked
 without a webhook). It never records a game action: the host confirms.
+It also reports who is in each linked game's voice channel (on ready, on
+every voice state update, and with each heartbeat), so the host can pick
+the seats' Discord members from a list.
 
 discord.py reconnects by itself (`Client.start(reconnect=True)`); a heartbeat
 row tells the console whether the bot is up.
@@ -58,6 +61,12 @@ class ProtocolBot(discord.Client):
     async def on_message(self, message: discord.Message) -> None:
         await handle_message(self, message)
 
+    async def on_ready(self) -> None:
+        await snapshot_voice_channels(self)
+
+    async def on_voice_state_update(self, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState) -> None:
+        await handle_voice_state_update(self, before, after)
+
     async def _outbox_loop(self) -> None:
         await self.wait_until_ready()
         beat = 0.0
@@ -67,6 +76,7 @@ class ProtocolBot(discord.Client):
                 if loop.time() - beat >= HEARTBEAT_SECONDS:
                     await sync_to_async(BotHeartbeat.beat)(str(self.user or ""))
                     await sync_to_async(services.sweep_stale_webhook_posts)()
+                    await snapshot_voice_channels(self)  # a channel linked since the last event
                     beat = loop.time()
                 await deliver_due_posts(self)
             except Exception:  # the loop must outlive a database hiccup
@@ -85,6 +95,28 @@ async def handle_message(client: discord.Client, message: discord.Message) -> No
         return
     if core.is_plus(message.content):
         await sync_to_async(services.receive_plus)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, sent_at=sent_at)
+
+
+async def handle_voice_state_update(client: discord.Client, before: discord.VoiceState, after: discord.VoiceState) -> None:
+    """Someone joined, left or moved: snapshot the channels he left and joined (discord.py has
+    already updated `channel.members` when it dispatches the event)."""
+    channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
+    if channel_ids:
+        await snapshot_voice_channels(client, only=channel_ids)
+
+
+async def snapshot_voice_channels(client: discord.Client, only: set[int] | None = None) -> int:
+    """Report the members of the linked voice channels the bot can see; returns how many it reported."""
+    linked = await sync_to_async(services.linked_voice_channels)()
+    reported = 0
+    for channel_id in sorted(linked if only is None else linked & only):
+        channel = client.get_channel(channel_id)
+        if not isinstance(channel, discord.VoiceChannel | discord.StageChannel):
+            continue
+        members = [core.VoiceMember(m.id, m.display_name) for m in channel.members if not m.bot]
+        await sync_to_async(services.save_voice_snapshot)(voice_channel_id=channel_id, members=members)
+        reported += 1
+    return reported
 
 
 async def deliver_due_posts(client: discord.Client) -> int:

@@ -402,3 +402,40 @@ def fouls_line(fouls: Mapping[Any, int], at_table: Sequence[int]) -> str:
 def wink_relay_text(by: int) -> str:
     """N12: what the bot tells the target seat."""
     return f"Вам мигнул {by}"
+
+
+# --- the voice channel's members -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VoiceMember:
+    """A member present in the game's voice channel, as the bot last saw him."""
+
+    user_id: int
+    display_name: str
+
+
+def name_key(name: str) -> str:
+    """A display name or nickname compared loosely: case, «ё»/«е» and spacing do not matter."""
+    return " ".join((name or "").casefold().replace("ё", "е").split())
+
+
+def match_seats_to_members(nicknames: Mapping[int, str], members: Sequence[VoiceMember]) -> dict[int, int]:
+    """Seat → user id where the seat's nickname names exactly one voice member, and that
+    member is named by exactly one seat. An ambiguous name pre-selects nobody: the host picks."""
+    by_name: dict[str, list[int]] = {}
+    for member in members:
+        key = name_key(member.display_name)
+        if key:
+            by_name.setdefault(key, []).append(member.user_id)
+    seats_by_name: dict[str, list[int]] = {}
+    for seat, nickname in nicknames.items():
+        key = name_key(nickname)
+        if key:
+            seats_by_name.setdefault(key, []).append(seat)
+    matched: dict[int, int] = {}
+    for key, seats in seats_by_name.items():
+        users = by_name.get(key, [])
+        if len(seats) == 1 and len(set(users)) == 1:
+            matched[seats[0]] = users[0]
+    return dict(sorted(matched.items()))

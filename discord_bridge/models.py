@@ -11,6 +11,7 @@
 - `ChatPost`: the outbox of lines the bot or the webhook posts in the game's
   text channel (V1 line, V2 candidates, X3 fouls), with its delivery state.
 - `BotHeartbeat`: when the bot process last said it is alive.
+- `VoiceSnapshot`: the members the bot last saw in a linked voice channel (the host's seat picker).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from discord_bridge.core import SeatMap
+from discord_bridge.core import SeatMap, VoiceMember
 
 
 class DiscordLink(models.Model):
@@ -148,3 +149,19 @@ class BotHeartbeat(models.Model):
     def is_online(cls) -> bool:
         row = cls.objects.filter(pk=1).first()
         return row is not None and timezone.now() - row.seen_at < cls.ONLINE_WITHIN
+
+
+class VoiceSnapshot(models.Model):
+    """Who the bot last saw in a linked voice channel: ids and display names, for the host's
+    seat picker only (never on a public page). `members`: [{"id": "…", "name": "…"}], ids as
+    strings (snowflakes exceed JSON's safe integers)."""
+
+    voice_channel_id = models.BigIntegerField(unique=True)
+    members = models.JSONField(default=list, blank=True)
+    taken_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"voice channel {self.voice_channel_id}: {len(self.members)} members at {self.taken_at:%H:%M:%S}"
+
+    def voice_members(self) -> list[VoiceMember]:
+        return [VoiceMember(int(m["id"]), str(m.get("name", ""))) for m in self.members]

@@ -1,6 +1,6 @@
 """The bridge's write path: proposals in, confirmations out, posts queued.
 
-The bot calls `receive_dm` / `receive_plus`; the console calls `confirm`,
+The bot calls `receive_dm` / `receive_plus` / `save_voice_snapshot`; the console calls `confirm`,
 `dismiss`, `vote_click`, `vote_count_start`, `request_fouls`, `link_save`.
 Nothing here writes a game's log itself: a confirmation is one call to
 games.services.game_record_action (lock, revision check, engine, broadcast),
@@ -32,6 +32,7 @@ from discord_bridge.models import (
     PostState,
     Proposal,
     TournamentDiscordLink,
+    VoiceSnapshot,
 )
 from games import services as game_services
 from games.models import Game, GameStatus
@@ -180,6 +181,29 @@ def receive_plus(*, channel_id: int, message_id: int, author_id: int, sent_at: d
     else:
         candidate, status = _windows(link).candidate_at(sent_at) if link.vote_key == game.clock_key else (None, core.NOT_HIS_TURN)
     return _store(game, message_id, author_id, seat, "plus", candidate, status, state.step, "+", sent_at)
+
+
+def linked_voice_channels() -> set[int]:
+    """The voice channels of the games still being played: the ones whose members the bot reports."""
+    live = DiscordLink.objects.exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED]).exclude(voice_channel_id__isnull=True)
+    return {channel for channel in live.values_list("voice_channel_id", flat=True) if channel is not None}
+
+
+def save_voice_snapshot(*, voice_channel_id: int, members: Iterable[core.VoiceMember], taken_at: datetime | None = None) -> VoiceSnapshot | None:
+    """Replace what the bot last saw in a linked voice channel; a channel no live game links is not kept."""
+    if voice_channel_id not in linked_voice_channels():
+        return None
+    rows = [{"id": str(m.user_id), "name": m.display_name[:100]} for m in sorted(members, key=lambda m: core.name_key(m.display_name))]
+    snapshot, _ = VoiceSnapshot.objects.update_or_create(voice_channel_id=voice_channel_id, defaults={"members": rows, "taken_at": taken_at or timezone.now()})
+    return snapshot
+
+
+def voice_snapshot(game: Game) -> VoiceSnapshot | None:
+    """The last snapshot of this game's voice channel (None: not linked, or the bot never reported it)."""
+    link = DiscordLink.objects.filter(game=game).first()
+    if link is None or link.voice_channel_id is None:
+        return None
+    return VoiceSnapshot.objects.filter(voice_channel_id=link.voice_channel_id).first()
 
 
 def _store(game: Game, message_id: int, author_id: int, seat: int | None, kind: str, target: int | None, status: str, step: str | None, text: str, sent_at: datetime, role: str = "") -> Received:

@@ -57,7 +57,7 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
     return {
         "game": game,
         "link": link,
-        "seats_form": [{"seat": s, "nick": _nick(game, s), "user": (link.seats or {}).get(str(s), "") if link else ""} for s in range(1, 11)],
+        **seat_picker(game, link),
         "bot_online": services.bot_online(),
         "step": state.step,
         "nominees": list(state.nominees),
@@ -73,6 +73,29 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
         "error": error,
         "notice": notice,
     }
+
+
+def seat_picker(game: Game, link: DiscordLink | None) -> dict[str, Any]:
+    """The settings form's seats: the linked id, and a select of the voice channel's members,
+    pre-selected with the linked member if present, else the one whose display name is the
+    seat's nickname (case and ё/е aside). Names and ids: the host's eyes only."""
+    nicknames = dict(game.seats.values_list("seat_no", "nickname"))
+    linked = link.seat_map() if link else core.SeatMap({})
+    snapshot = services.voice_snapshot(game) if link else None
+    members = snapshot.voice_members() if snapshot else []
+    present = {m.user_id for m in members}
+    matched = core.match_seats_to_members(nicknames, members)
+    rows = []
+    for seat in core.SEATS:
+        user = linked.user_of(seat)
+        if user is not None and user in present:
+            picked = user
+        elif user is None and matched.get(seat) not in (None, *linked.by_seat.values()):
+            picked = matched[seat]
+        else:
+            picked = None
+        rows.append({"seat": seat, "nick": nicknames.get(seat, ""), "user": str(user) if user is not None else "", "picked": str(picked) if picked else ""})
+    return {"seats_form": rows, "voice_members": [{"id": str(m.user_id), "name": m.display_name} for m in members], "voice_taken_at": snapshot.taken_at if snapshot else None}
 
 
 def _nick(game: Game, seat: int | None) -> str:
@@ -105,11 +128,17 @@ def link_settings(request: HttpRequest, pk: int) -> HttpResponse:
             text_channel_id=_snowflake(data, "text_channel_id"),
             voice_channel_id=_snowflake(data, "voice_channel_id"),
             webhook_url=(data.get("webhook_url") or "").strip(),
-            seats={str(s): (data.get(f"seat_{s}") or "").strip() for s in range(1, 11)},
+            seats={str(s): _seat_user(data, s) for s in core.SEATS},
         )
     except core.BridgeError as exc:
         return _panel(request, game, error=str(exc), status=422)
     return _panel(request, game, notice=gettext("Связь с Discord сохранена."))
+
+
+def _seat_user(data: QueryDict, seat: int) -> str:
+    """A member picked from the voice channel wins over the typed id / @mention field."""
+    picked = (data.get(f"seat_pick_{seat}") or "").strip()
+    return picked or (data.get(f"seat_{seat}") or "").strip()
 
 
 def _snowflake(data: QueryDict, name: str) -> int | None:
