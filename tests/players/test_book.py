@@ -157,3 +157,27 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
     assert rating(p["Alpha"]) == 1510.0
     client.post(url, {"rated": "0", "next": "//evil.example/"})
     assert rating(p["Alpha"]) is None
+
+
+def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_num_queries):
+    """Two probes, the result rows (with players and the tournament flag), the checks,
+    the players' totals, and three writes — no query per player."""
+    from games.signals import results_changed
+
+    pool = [f"P{i:02d}" for i in range(1, 15)]
+    make_players(pool)
+    rng = random.Random(5)
+    random_finished_game(host, rng.sample(pool, 10), rng)
+    results_changed.disconnect(dispatch_uid="players.book.on_results_changed")
+    try:
+        game = random_finished_game(host, rng.sample(pool, 10), rng)
+    finally:
+        results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")
+    book._link_seats([game.pk], None)
+    assert not PlayerGame.objects.filter(game=game).exists()
+    with django_assert_max_num_queries(8):
+        book.sync_game(game)
+    assert PlayerGame.objects.filter(game=game).count() == 10
+    incremental = snapshot()
+    book.recompute()
+    assert snapshot() == incremental
