@@ -15,7 +15,7 @@ End order: ``Game.finished_at``, then the game id.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -35,7 +35,7 @@ from players.rating import (
     RatingSettings,
     SideTotals,
 )
-from players.statistics import COUNTERS, Line, seat_line
+from players.statistics import COUNTERS, seat_counts
 
 
 def rating_settings() -> RatingSettings:
@@ -49,7 +49,7 @@ class SeatFacts:
     role: str
     team: str
     won: bool
-    line: Line
+    counts: tuple[int, ...]  # players/statistics.py seat_counts, in COUNTERS order
 
 
 @dataclass
@@ -85,7 +85,7 @@ def tournament_game_ids(game_ids: Iterable[int] | None = None) -> set[int]:
     return {gid for gid in qs.values_list("game_id", flat=True) if gid is not None}
 
 
-def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]:
+def _facts(games: Sequence[Any], index: NameIndex | None = None) -> list[GameFacts]:
     """The facts of finished games, in the given order: two reads — the result rows
     (with each seat's player and whether the game is a tournament table's) and the
     night checks — plus the linking of seats not linked yet, if any."""
@@ -97,14 +97,14 @@ def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]
     seat_players: dict[tuple[int, int], int | None] = {}
     in_tournament: set[int] = set()
     rows = SeatResult.objects.filter(game_id__in=ids).annotate(seat_player=Subquery(seat.values("player_id")[:1]), in_tournament=Exists(Table.objects.filter(game_id=OuterRef("game_id"))))
-    for r in rows.order_by("game_id", "seat_no").values(*RESULT_COLUMNS, "seat_player", "in_tournament"):
+    for r in _plain_rows(rows.order_by("game_id", "seat_no").values(*RESULT_COLUMNS, "seat_player", "in_tournament")):
         results[r["game_id"]].append(r)
         seat_players[(r["game_id"], r["seat_no"])] = r["seat_player"]
         if r["in_tournament"]:
             in_tournament.add(r["game_id"])
     checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for c in NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
-        checks[c["game_id"]].append(dict(c))
+    for c in _plain_rows(NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result")):
+        checks[c["game_id"]].append(c)
     unlinked = sorted({gid for (gid, _s), pid in seat_players.items() if pid is None})
     if unlinked:
         seat_players.update(_link_seats(unlinked, index))
@@ -113,9 +113,20 @@ def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]
         assert g.finished_at is not None
         facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, bool(g.rated or g.pk in in_tournament))
         for row in results[g.pk]:
-            facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], row["won"], seat_line(row, checks[g.pk])))
+            facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], bool(row["won"]), seat_counts(row, checks[g.pk])))
         out.append(facts)
     return out
+
+
+def _plain_rows(qs: Any) -> list[dict[str, Any]]:
+    """A values() query's rows as dicts, straight from the cursor: no per-value
+    converters (booleans may come as 0/1, which every reader here takes through
+    bool()/int()); tens of thousands of rows per batch in a rebuild."""
+    sql, params = qs.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _link_seats(game_ids: list[int], index: NameIndex | None) -> dict[tuple[int, int], int | None]:
@@ -277,7 +288,7 @@ class Ledger:
             pid = seat.player_id
             if pid is None:
                 continue
-            counts = seat.line.as_tuple()
+            counts = seat.counts
             self.counters[pid] = [a + b for a, b in zip(self.counters.get(pid, zero), counts, strict=True)]
             r_before = r_after = None
             if result is not None:
@@ -364,7 +375,8 @@ def recompute(*, batch: int = 5000) -> int:
         RatedGame.objects.all().delete()
         PlayerStats.objects.all().delete()
         ledger = Ledger(Book(settings=rating_settings()))
-        games = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").only("pk", "finished_at", "winner", "ppk", "rated"))
+        # Plain rows, not model instances: pk, finished_at, winner, ppk, rated are all _facts reads.
+        games: list[Any] = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").values_list("pk", "finished_at", "winner", "ppk", "rated", named=True))
         for start in range(0, len(games), batch):
             for facts in _facts(games[start : start + batch], index):
                 ledger.play(facts)
