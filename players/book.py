@@ -22,7 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q, Subquery
+from django.db.models import Q, Subquery
 
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
 from players.matching import KNOWN, NameIndex
@@ -89,21 +89,18 @@ def _facts(games: Sequence[Any], index: NameIndex | None = None) -> list[GameFac
     """The facts of finished games, in the given order: two reads — the result rows
     (with each seat's player and whether the game is a tournament table's) and the
     night checks — plus the linking of seats not linked yet, if any."""
-    from tournaments.models import Table
 
     ids = [g.pk for g in games]
-    seat = GameSeat.objects.filter(game_id=OuterRef("game_id"), seat_no=OuterRef("seat_no"))
     results: dict[int, list[dict[str, Any]]] = defaultdict(list)
     seat_players: dict[tuple[int, int], int | None] = {}
     in_tournament: set[int] = set()
-    rows = SeatResult.objects.filter(game_id__in=ids).annotate(seat_player=Subquery(seat.values("player_id")[:1]), in_tournament=Exists(Table.objects.filter(game_id=OuterRef("game_id"))))
-    for r in _plain_rows(rows.order_by("game_id", "seat_no").values(*RESULT_COLUMNS, "seat_player", "in_tournament")):
+    for r in _results_with_players(ids):
         results[r["game_id"]].append(r)
         seat_players[(r["game_id"], r["seat_no"])] = r["seat_player"]
         if r["in_tournament"]:
             in_tournament.add(r["game_id"])
     checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for c in _plain_rows(NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result")):
+    for c in _checks(ids):
         checks[c["game_id"]].append(c)
     unlinked = sorted({gid for (gid, _s), pid in seat_players.items() if pid is None})
     if unlinked:
@@ -118,15 +115,60 @@ def _facts(games: Sequence[Any], index: NameIndex | None = None) -> list[GameFac
     return out
 
 
-def _plain_rows(qs: Any) -> list[dict[str, Any]]:
-    """A values() query's rows as dicts, straight from the cursor: no per-value
-    converters (booleans may come as 0/1, which every reader here takes through
-    bool()/int()); tens of thousands of rows per batch in a rebuild."""
-    sql, params = qs.query.sql_with_params()
+# The reads of _facts and of the players' totals are written as plain SQL (both
+# databases run it): on a game's end building these ORM queries cost more CPU
+# than running them, and the rows come without per-value converters (booleans
+# may come as 0/1; every reader here takes them through bool()/int()).
+
+
+def _fetch(sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         names = [d[0] for d in cursor.description]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _results_with_players(game_ids: list[int]) -> list[dict[str, Any]]:
+    """The result rows of these games, each with its seat's player and whether the
+    game is a tournament table's."""
+    from tournaments.models import Table
+
+    q = connection.ops.quote_name
+    r_cols = ", ".join(f"r.{q(_column(SeatResult, c))} AS {q(c)}" for c in RESULT_COLUMNS)
+    gid, seat_no = q(_column(SeatResult, "game_id")), q(_column(SeatResult, "seat_no"))
+    sql = (
+        f"SELECT {r_cols}, "
+        f"(SELECT s.{q(_column(GameSeat, 'player_id'))} FROM {q(GameSeat._meta.db_table)} s "
+        f"WHERE s.{q(_column(GameSeat, 'game_id'))} = r.{gid} AND s.{q(_column(GameSeat, 'seat_no'))} = r.{seat_no}) AS seat_player, "
+        f"EXISTS (SELECT 1 FROM {q(Table._meta.db_table)} t WHERE t.{q(_column(Table, 'game_id'))} = r.{gid}) AS in_tournament "
+        f"FROM {q(SeatResult._meta.db_table)} r WHERE r.{gid} IN ({_placeholders(game_ids)}) ORDER BY r.{gid}, r.{seat_no}"
+    )
+    return _fetch(sql, game_ids)
+
+
+def _checks(game_ids: list[int]) -> list[dict[str, Any]]:
+    """The Sheriff's and the Don's night checks of these games."""
+    q = connection.ops.quote_name
+    cols = ", ".join(f"{q(_column(NightAction, c))} AS {q(c)}" for c in ("game_id", "kind", "actor_seat", "result"))
+    kinds = ("sheriff_check", "don_check")
+    sql = f"SELECT {cols} FROM {q(NightAction._meta.db_table)} WHERE {q(_column(NightAction, 'game_id'))} IN ({_placeholders(game_ids)}) AND {q(_column(NightAction, 'kind'))} IN (%s, %s)"
+    return _fetch(sql, [*game_ids, *kinds])
+
+
+def _stored_totals(player_ids: set[int]) -> list[tuple[Any, ...]]:
+    """The players' totals rows: (player_id, rating, rated_games, *COUNTERS)."""
+    if not player_ids:
+        return []
+    q = connection.ops.quote_name
+    ids = sorted(player_ids)
+    cols = ", ".join(q(_column(PlayerStats, c)) for c in STATS_COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {cols} FROM {q(PlayerStats._meta.db_table)} WHERE {q(_column(PlayerStats, 'player_id'))} IN ({_placeholders(ids)})", ids)
+        return list(cursor.fetchall())
 
 
 def _link_seats(game_ids: list[int], index: NameIndex | None) -> dict[tuple[int, int], int | None]:
@@ -313,7 +355,7 @@ def _replay(rewind: set[int], games: list[Game], start: SideTotals | None) -> No
     old_rows = list(PlayerGame.objects.filter(game_id__in=rewind).order_by("finished_at", "game_id").values("player_id", "rated", "rating_before", *COUNTERS)) if rewind else []
     pids = {r["player_id"] for r in old_rows} | {s.player_id for f in facts for s in f.seats if s.player_id is not None}
     ledger = Ledger(Book(settings=rating_settings()))
-    ledger.load(PlayerStats.objects.filter(player_id__in=pids).values_list(*STATS_COLUMNS))
+    ledger.load(_stored_totals(pids))
     seen_rated: set[int] = set()
     for r in old_rows:
         ledger.unplay(r, r["rated"] and r["player_id"] not in seen_rated)
