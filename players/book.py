@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q, Subquery
+from django.db.models import Q
 
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
 from players.matching import KNOWN, NameIndex
@@ -215,29 +215,64 @@ def _at_or_after(finished_at: datetime, game_id: int) -> Q:
     return Q(finished_at__gt=finished_at) | Q(finished_at=finished_at, game_id__gte=game_id)
 
 
-def _last_rated() -> Any:
-    return RatedGame.objects.order_by("-finished_at", "-game_id").values("game_id")[:1]
+def _probe(game: Game, counts: bool) -> tuple[list[tuple[int, datetime]], list[tuple[int, datetime, int, float]], tuple[int, datetime, int, float] | None]:
+    """(game, finished_at) of the player-game rows and (game, finished_at, games_after,
+    red_score_after) of the counted games that are this game's or (when it counts)
+    at or after its position, and the last counted game — one plain-SQL statement
+    (UNION ALL of index lookups; an OR over both conditions made SQLite scan)."""
+    q = connection.ops.quote_name
+    parts: list[str] = []
+    params: list[Any] = []
+    for source, model in (("p", PlayerGame), ("r", RatedGame)):
+        table = q(model._meta.db_table)
+        gid, at = q(_column(model, "game_id")), q(_column(model, "finished_at"))
+        extra = f"{q('games_after')}, {q('red_score_after')}" if model is RatedGame else "CAST(NULL AS INTEGER), CAST(NULL AS DOUBLE PRECISION)"
+        head = f"SELECT '{source}', {gid}, {at}, {extra} FROM {table}"
+        parts.append(f"{head} WHERE {gid} = %s")
+        params.append(game.pk)
+        if counts:
+            at_value = _db_datetime(game.finished_at)  # type: ignore[arg-type]
+            parts.append(f"{head} WHERE {at} > %s")
+            parts.append(f"{head} WHERE {at} = %s AND {gid} > %s")
+            params += [at_value, at_value, game.pk]
+        if model is RatedGame:
+            parts.append(f"SELECT * FROM ({head} ORDER BY {at} DESC, {gid} DESC LIMIT 1) last_rated")
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        rows = cursor.fetchall()
+    players: set[tuple[int, datetime]] = set()
+    rated: set[tuple[int, datetime, int, float]] = set()
+    for source, gid, at, games_after, red_after in rows:
+        if source == "p":
+            players.add((gid, _from_db_datetime(at)))
+        else:
+            rated.add((gid, _from_db_datetime(at), games_after, red_after))
+    last = max(rated, key=lambda r: (r[1], r[0]), default=None)
+    return sorted(players), sorted(rated), last
+
+
+def _from_db_datetime(value: Any) -> datetime:
+    """A DateTimeField value read by a plain cursor (SQLite gives text, naive UTC)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if settings.USE_TZ and value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value  # type: ignore[no-any-return]
 
 
 def sync_game(game: Game) -> None:
     """Bring the stored rows in line with this game's result rows (see the module docstring).
 
-    The newest game's end costs two probes, two reads (its result rows with their
+    The newest game's end costs one probe, two reads (its result rows with their
     players, its checks), one read of its players' totals and three writes.
     """
     # No savepoint: the caller's transaction (games.services) rolls back as a whole.
     with transaction.atomic(savepoint=False):
         counts = _counts(game)
-        # One probe per table: this game's own rows, and (when it counts) any row at
-        # or after its new position — for the newest game's end, nothing. The rated
-        # probe also brings the last counted game: the side totals to start from.
-        probe = Q(game_id=game.pk)
-        if counts:
-            assert game.finished_at is not None
-            probe |= _at_or_after(game.finished_at, game.pk)
-        seen = list(PlayerGame.objects.filter(probe).values_list("game_id", "finished_at").distinct())
-        rated = list(RatedGame.objects.filter(probe | Q(game_id__in=Subquery(_last_rated()))).values_list("game_id", "finished_at", "games_after", "red_score_after"))
-        last = max(rated, key=lambda r: (r[1], r[0]), default=None)
+        # One probe (one statement over both tables): this game's own rows, and
+        # (when it counts) any row at or after its new position — for the newest
+        # game's end, nothing — and the last counted game: the side totals to start from.
+        seen, rated, last = _probe(game, counts)
         in_probe = [r for r in rated if r[0] == game.pk or (counts and (r[1], r[0]) >= (game.finished_at, game.pk))]
         seen += [(gid, at) for gid, at, _n, _s in in_probe]
         old = min((at for gid, at in seen if gid == game.pk), default=None)
