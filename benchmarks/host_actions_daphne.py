@@ -37,6 +37,7 @@ from board_fanout import PYTHON, ROOT, SETUP, Daphne, Host  # noqa: E402
 def spectator(port: int, game: int, stop: threading.Event) -> None:
     """One websocket spectator that reads frames until told to stop."""
     import websockets
+    import websockets.exceptions
 
     async def run() -> None:
         async with websockets.connect(f"ws://127.0.0.1:{port}/ws/games/{game}/board/", origin=f"http://127.0.0.1:{port}") as ws:

@@ -301,9 +301,13 @@ def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -
             locked.clock_duration_ms = max(0, locked.clock_duration_ms + seconds * 1000)
         elif command == "timeout":  # D8: every clock stops
             if locked.timeout_since is None:
-                _pause(locked, now)
+                # The clock keeps whether it was running: «Продолжить игру»
+                # resumes it as it was (issue 12-9); the time-out's span never counts.
                 locked.timeout_since = now
         elif command == "end_timeout":
+            if locked.timeout_since is not None and locked.clock_started_at is not None:
+                locked.clock_elapsed_ms += clock.run_elapsed_ms(locked.clock_started_at, locked.timeout_since)
+                locked.clock_started_at = now
             locked.timeout_since = None
         else:
             raise ValueError(f"unknown clock command {command!r}")
@@ -356,13 +360,16 @@ def _copy_fields(source: Game, target: Game) -> None:
 
 def _pause(game: Game, now: datetime) -> None:
     if game.clock_started_at is not None:
-        game.clock_elapsed_ms += clock.run_elapsed_ms(game.clock_started_at, now)
+        stop = min(now, game.timeout_since) if game.timeout_since else now
+        game.clock_elapsed_ms += clock.run_elapsed_ms(game.clock_started_at, stop)
         game.clock_started_at = None
 
 
 def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     public = after.public_dict()
-    game.public_state = public
+    # The public board shows a vote cancelled by a removal as soon as it is
+    # recorded (F7–F10, issue 12-5); the host announces it aloud anyway.
+    game.public_state = {**public, "votes_cancelled": sorted(after.cancelled)}
     game.status = public["status"]
     game.winner = public["winner"] or ""
     game.ppk = public["ppk"] or ""

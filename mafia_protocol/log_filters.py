@@ -24,6 +24,11 @@ class OneLineClientErrors(logging.Filter):
         request = getattr(record, "request", None)
         if not isinstance(status, int) or status >= 500 or request is None:
             return True
+        # A record may meet the filter twice (a logging config installed twice,
+        # e.g. by a settings override in tests): rewrite it once.
+        if getattr(record, "one_line_client_error", False):
+            return True
+        record.one_line_client_error = True
         path = str(getattr(request, "path", "?"))
         reason = getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record).removesuffix(f": {path}")
         record.msg = "%s %s %s user=%s reason=%s"

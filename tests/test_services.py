@@ -203,6 +203,17 @@ def test_clock_pause_resume_keeps_remaining_time(game, host, time_machine):
     services.game_clock_control(game=game, command="end_timeout", by=host)
     services.game_clock_control(game=game, command="adjust", seconds=10, by=host)
     assert services.clock_remaining_ms(game) == 50_000
+    # «Продолжить игру» resumes the clock as it was before the time-out: running (issue 12-9).
+    assert game.clock_started_at is not None
+    time_machine.shift(dt.timedelta(seconds=5))
+    assert services.clock_remaining_ms(Game.objects.get(pk=game.pk)) == 45_000
+    # A clock paused before a time-out stays paused after it.
+    services.game_clock_control(game=game, command="pause", by=host)
+    services.game_clock_control(game=game, command="timeout", by=host)
+    time_machine.shift(dt.timedelta(seconds=20))
+    services.game_clock_control(game=game, command="end_timeout", by=host)
+    time_machine.shift(dt.timedelta(seconds=5))
+    assert services.clock_remaining_ms(Game.objects.get(pk=game.pk)) == 45_000
 
 
 @pytest.mark.django_db

@@ -148,6 +148,24 @@ def _phase_label(phase: str | None, day: int | None) -> str:
     return ""
 
 
+def _phase_name(phase: str | None, day: int | None, step: str | None) -> str:
+    """The phase as the console names it: the morning's last word is «Утро»,
+    not «Ночь N · Последнее слово» (issue 12-7: one name everywhere)."""
+    if phase == "night" and day and step == "last_word":
+        return str(_("Утро"))
+    return _phase_label(phase, day)
+
+
+def _cancelled_votes(ps: dict[str, Any]) -> list[str]:
+    """F7–F10: the votes ahead cancelled by a removal (issue 12-5)."""
+    day, phase, step = ps.get("day") or 0, ps.get("phase"), ps.get("step")
+    out = []
+    for d in ps.get("votes_cancelled") or []:
+        if d > day or (d == day and phase == "day" and step in ("speech", "tie_speech", "voting", "lift_vote")):
+            out.append(str(_("Голосование дня %(n)s не проводится (F7–F10)") % {"n": d}))
+    return out
+
+
 def _winner_label(status: str, winner: str | None) -> str:
     if status == "annulled":
         return str(_("Игра аннулирована"))
@@ -302,11 +320,13 @@ def public_view(game: Game) -> dict[str, Any]:
         "seq": game.seq,
         "at": _ms(game.updated_at),
         "status": status,
-        "status_label": _status_label(status),
+        # Over, the header names the result itself (issue 12-7), once.
+        "status_label": (_winner_label(status, game.winner) or _status_label(status)) if over else _status_label(status),
         "over": over,
-        "phase_label": _phase_label(phase, day) if status == "running" else "",
-        "is_night": phase == "night" and not over,
-        "step_label": _step_label(step) if step_public else "",
+        "phase_label": _phase_name(phase, day, step) if status == "running" else "",
+        "is_night": phase == "night" and not over and step != "last_word",
+        "step_label": _step_label(step) if step_public and not over else "",
+        "votes_cancelled": _cancelled_votes(ps) if status == "running" else [],
         "speaker": speaker if step_public else None,
         "speaker_nickname": nicknames.get(speaker, "") if step_public and speaker else "",
         "seats": seats,
@@ -444,12 +464,13 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         "as_of": as_of is not None,
         "status": status,
         "over": over,
-        "phase_label": _phase_label(ps.get("phase"), ps.get("day")) if status == "running" else _status_label(status),
+        "phase_label": _phase_name(ps.get("phase"), ps.get("day"), ps.get("step")) if status == "running" else _status_label(status),
         "step_label": _step_label(ps.get("step")),
         "speaker": ps.get("speaker"),
         "speaker_nickname": players[ps["speaker"] - 1] if ps.get("speaker") and len(players) >= ps["speaker"] else "",
         "seats": seats,
-        "nominees": list(ps.get("nominees") or []),
+        # Over, the nominees are history (issue 12-7: «Выставлены: 2» on the finished overlay).
+        "nominees": list(ps.get("nominees") or []) if not over else [],
         "result": _winner_label(status, ps.get("winner")) if over or ps.get("winner") else "",
         "delay_ms": int(game.overlay_delay_seconds) * 1000,
         "token_digest": token_digest(game.overlay_token),

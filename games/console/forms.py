@@ -49,16 +49,48 @@ ACTION_KINDS = frozenset(
 MAX_NICK = MAX_NICKNAME
 
 
+# What the host calls each posted field: a refusal never shows a field's code
+# name (issue 12, item 4). A field not listed here is named generically.
+FIELD_LABELS = {
+    "players": _("Никнеймы"),
+    "sheriff": _("Шериф"),
+    "don": _("Дон"),
+    "mafia": _("Мафия"),
+    "by": _("Кто"),
+    "target": _("Кого"),
+    "seat": _("Место"),
+    "seats": _("Лучший ход"),
+    "yes": _("Голоса за подъём"),
+    "mode": _("Лучший ход"),
+    "team": _("Команда"),
+    "reason": _("Причина"),
+    "action": _("Действие"),
+    "do": _("Действие"),
+    "expected_seq": _("Ревизия страницы"),
+}
+
+
+def field_label(field: str) -> str:
+    if field in FIELD_LABELS:
+        return str(FIELD_LABELS[field])
+    if field.startswith("shot-"):
+        return gettext("Выстрел №%(seat)s") % {"seat": field[5:]}
+    if field.startswith("vote-"):
+        return gettext("Голос №%(seat)s") % {"seat": field[5:]}
+    return gettext("Данные формы")
+
+
 class ActionFormError(Exception):
-    """A malformed host action: names the field, changes nothing."""
+    """A malformed host action: names the field in the host's words, changes nothing."""
 
     code = "bad_field"
     rule = "FORMAT"
 
     def __init__(self, field: str, message: str) -> None:
         self.field = field
-        self.params = {"field": field, "problem": message}
-        self.message = gettext("Поле «%(field)s»: %(problem)s") % {"field": field, "problem": message}
+        label = field_label(field)
+        self.params = {"field": label, "problem": message}
+        self.message = gettext("%(field)s: %(problem)s") % {"field": label, "problem": message}
         super().__init__(self.message)
 
 
@@ -256,14 +288,14 @@ def _form_action(data: QueryDict) -> dict[str, Any]:
                 raise ActionFormError("seats", gettext("не больше трёх номеров (N6)"))
             action["seats"] = seats
         else:
-            raise ActionFormError("mode", gettext("seats, not_accepted или pass"))
+            raise ActionFormError("mode", gettext("«Принято», «Не принят» или «Пас»"))
     elif do in PENALTY_KINDS:
         action["seat"] = _seat(data, "seat")
         _put_reason(action, data)
     elif do == "ppk":
         team = _one(data, "team")
         if team not in ("red", "black"):
-            raise ActionFormError("team", gettext("red или black"))
+            raise ActionFormError("team", gettext("красные или чёрные"))
         action["team"] = team
         seat = _seat(data, "seat", required=False)
         if seat is not None:

@@ -29,6 +29,7 @@ from typing import Any
 
 from django.utils.translation import get_language, gettext, override, pgettext
 
+from games.console.forms import FIELD_LABELS, field_label
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
 from games.rules.catalogue import reason_text
 
@@ -224,6 +225,73 @@ def step_title(state: GameState) -> StepTitle:
             tone,
         )
     return StepTitle(phase, step_name(step), "", tone)
+
+
+# Steps whose `next` records a choice the host has not entered (a miss, no
+# check, no best move): never the primary key (issue 12, item 1).
+DELIBERATE_NEXT_STEPS = frozenset(("mafia_shot", "don_check", "sheriff_check", "best_move"))
+
+
+def step_key(state: GameState) -> str:
+    """Changes whenever the step the host acts on changes (console.js guards
+    the first ~400 ms of a new step against a key meant for the old one)."""
+    return f"{state.status}:{state.day}:{state.phase}:{state.step}:{state.speaker}:{state.vote_round}"
+
+
+def named_in_speech(state: GameState) -> list[int]:
+    """Seats the current speaker has already named in this speech (D3/D4):
+    console.js ignores a repeat of the same digit (issue 13, item 4)."""
+    if state.status != "running" or state.step != "speech" or not state.speaker:
+        return []
+    return sorted({n["target"] for n in state.record.nominations if n["day"] == state.day and n["by"] == state.speaker})
+
+
+@dataclass
+class CancelledVote:
+    day: int
+    rule: str
+    text: str
+
+
+def cancelled_votes(state: GameState) -> list[CancelledVote]:
+    """F7–F10: the votes still ahead that a removal has cancelled, shown as
+    soon as the removal is recorded (issue 12, item 5)."""
+    if state.status != "running" or not state.day:
+        return []
+    out = []
+    for d in sorted(state.cancelled):
+        ahead = d > state.day or (d == state.day and state.phase == "day" and state.step in ("speech", "tie_speech", "voting", "lift_vote"))
+        if not ahead:
+            continue
+        rule = "F7"
+        for p in state.record.penalties:
+            if p.get("cancels_vote_day") == d:
+                rule = "F7" if p.get("day") == d else ("F10" if d >= 3 and p.get("day") == d - 1 and p.get("phase") == "day" else "F8")
+                break
+        out.append(CancelledVote(d, rule, gettext("Голосование дня %(n)s не проводится (%(rule)s)") % {"n": d, "rule": rule}))
+    return out
+
+
+# The captains' Night steps in their order (N3, N4): a captain who has left
+# keeps his 15 seconds in the host's script, so that the table does not learn
+# he is gone (V12, N5); the log has no step for him (FORMAT.md).
+CAPTAIN_ORDER = (("don", "don_check"), ("sheriff", "sheriff_check"))
+
+
+def ghost_captains(state: GameState) -> list[str]:
+    """Roles whose check step this Night was skipped because they have left:
+    the console plays their 15-second wake-up before the current step."""
+    if state.status != "running" or state.phase != "night" or not state.day or state.step == "mafia_shot":
+        return []
+    if not any(s.get("night") == state.day for s in state.record.shots):
+        return []
+    position = {"don_check": 1, "sheriff_check": 2}.get(state.step or "", 3)
+    out = []
+    for n, (role, _step) in enumerate(CAPTAIN_ORDER, start=1):
+        seat = state.seat_of(role)
+        if n < position and seat is not None and seat not in state.at_table:
+            out.append(role)
+    return out
 
 
 def next_label(state: GameState) -> str:
@@ -619,7 +687,8 @@ def chat_lines(state: GameState, last_action: dict[str, Any] | None = None) -> l
         b = best[-1]
         if b.get("accepted") and not b.get("passed"):
             out.append(ChatLine("best_move", gettext("Лучший ход (N6)"), _ru("Принято: %(list)s") % {"list": seat_list(b.get("seats") or [])}))
-    fouls = {int(k): v for k, v in (state.fouls or {}).items() if v}
+    # Only players at the table (issue 12-9): a removed player's fouls are history.
+    fouls = {int(k): v for k, v in (state.fouls or {}).items() if v and int(k) in state.at_table}
     if fouls:
         text = _ru("Фолы: %(list)s") % {"list": ", ".join(f"{s} — {n}" for s, n in sorted(fouls.items()))}
         out.append(ChatLine("fouls", gettext("Фолы (X3)"), text))
@@ -640,8 +709,8 @@ def check_answer(entry: dict[str, Any]) -> str:
 _RU: dict[str, str] = {
     "bad_action": "Неверное действие: %(problem)s",
     "unknown_action": "Неизвестное действие %(do)s.",
-    "bad_field": "Поле «%(field)s»: %(problem)s.",
-    "bad_seat": "Поле «%(field)s»: нужен номер места 1..10, получено %(value)s.",
+    "bad_field": "%(field)s: %(problem)s.",
+    "bad_seat": "%(field)s: нужен номер места 1..10, получено %(value)s.",
     "expect_not_applied": "Формат: «expect» — контрольная точка лога, а не действие ведущего.",
     "game_over": "Игра окончена; записывать больше нечего.",
     "game_not_started": "Игра ещё не началась: рассадка, роли, затем «Начать».",
@@ -656,6 +725,7 @@ _RU: dict[str, str] = {
     "target_not_at_table": "№%(target)s не за столом, его нельзя выставить.",
     "self_nomination_not_allowed": "По этому регламенту нельзя выставить себя.",
     "already_nominated_by": "№%(by)s уже выставил сегодня №%(first)s: одна кандидатура в день.",
+    "repeated_nomination": "№%(by)s уже назвал №%(target)s в этой речи: повтор ничего не меняет.",
     "vote_not_candidate": "№%(seat)s не кандидат этого голосования.",
     "vote_voter_not_at_table": "№%(voter)s не за столом и не голосует.",
     "vote_double_voter": "№%(voter)s отмечен дважды: голос только за одну кандидатуру.",
@@ -687,6 +757,9 @@ def violation_text(exc: Any) -> str:
     code = getattr(exc, "code", "")
     rule = getattr(exc, "rule", "")
     params = dict(getattr(exc, "params", {}) or {})
+    field = params.get("field")
+    if code in ("bad_field", "bad_seat") and isinstance(field, str) and (field in FIELD_LABELS or field.startswith(("shot-", "vote-"))):
+        params["field"] = field_label(field)
     lang = (get_language() or "ru").lower()
     text = ""
     if lang.startswith("ru") and code == "bad_action" and "problem_ru" in params:

@@ -64,6 +64,28 @@ JS_TEXTS = (
     gettext_noop("Звук: вкл"),
     gettext_noop("Звук: выкл"),
     gettext_noop("Страница не обновилась: перезагрузите её (F5)."),
+    gettext_noop("Действие записано"),
+    gettext_noop("Действие не записано: повторите его."),
+    gettext_noop("Нет связи с сервером: проверяю, записано ли действие…"),
+    gettext_noop("Нет связи: не удалось узнать, записано ли действие. Обновите страницу (F5), прежде чем повторять."),
+    gettext_noop("Отметьте каждого чёрного: номер или «никого»."),
+    gettext_noop("Ошибка сервера: проверяю, записано ли действие…"),
+    gettext_noop("Правило D3: выставлять можно только во время своей речи."),
+    gettext_noop("Правило D4: №{by} уже назвал №{seat} в этой речи."),
+    gettext_noop("Правило N2: отметьте каждого чёрного — номер или «никого»."),
+    gettext_noop("Правило N2: отметьте, кого назвал каждый чёрный, и Enter. Промах — только Shift+Пробел."),
+    gettext_noop("Правило N2: №{seat} не за столом, в него не стреляют."),
+    gettext_noop("Правило N4: нажмите номер проверяемого. Без проверки — только Shift+Пробел."),
+    gettext_noop("Правило N6: в лучшем ходе не больше трёх номеров."),
+    gettext_noop("Правило N6: назовите хотя бы один номер."),
+    gettext_noop("Правило N6: отметьте номера и Enter. Без лучшего хода — только Shift+Пробел."),
+    gettext_noop("Правило N6: №{seat} не за столом."),
+    gettext_noop("Правило S2: нужны Шериф, Дон и две Мафии."),
+    gettext_noop("Правило V10: №{seat} не за столом и не голосует."),
+    gettext_noop("Правило V3: №{seat} не за столом и не голосует."),
+    gettext_noop("Сейчас нечего записывать."),
+    gettext_noop("Сначала закончите этот шаг: Пробел."),
+    gettext_noop("Шаг только что сменился: нажмите ещё раз, если нужно."),
 )
 
 
@@ -136,7 +158,9 @@ def game_create(request: HttpRequest) -> HttpResponse:
         .order_by("-n", "nickname")[:60]
     )
     pending = [(i, matching.matches[i]) for i in matching.pending] if matching else []
-    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in known], "pending_players": pending})
+    # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
+    ordered = sorted(known, key=lambda k: (-k["n"], k["nickname"].casefold().replace("ё", "е"), k["nickname"]))
+    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending})
 
 
 # --- the console ----------------------------------------------------------------------------
@@ -468,6 +492,11 @@ def console_context(game: Game) -> dict[str, Any]:
         "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
         "nominate_by": nominate["by"] if nominate else None,
         "replay_error": pt.violation_text(rep.error) if rep.error else "",
+        "step_key": pt.step_key(state),
+        "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
+        "cancelled_votes": pt.cancelled_votes(state),
+        "ghost_captains": pt.ghost_captains(state),
+        "named_in_speech": pt.named_in_speech(state),
     }
     ctx.update(_panel_context(state, by_do, seats, roles))
     ctx.update(_side_context(game, state, by_do, last_action, seqs))

@@ -80,8 +80,10 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "nominate":
         return ("Выставление: " if ru else "Nomination: ") + f"{payload.get('by')} → {payload.get('target')}"
     if do == "votes":
-        parts = [f"{c}: {_seats_text(v)}" for c, v in _by_seat(payload.get("for"))]
-        return ("Голосование — " if ru else "Vote — ") + ("; ".join(parts) or ("никто не голосовал" if ru else "nobody voted"))
+        parts = [f"{c}: {_seats_text(v)}" for c, v in _by_seat(payload.get("for")) if v]
+        # Nobody raised a hand: every vote went to the last candidate by V4 (issue 12-9).
+        v4 = "все голоса по умолчанию последней кандидатуре (V4)" if ru else "every vote to the last candidate by default (V4)"
+        return ("Голосование — " if ru else "Vote — ") + ("; ".join(parts) or v4)
     if do == "lift_vote":
         return ("Подъём — за: " if ru else "Lift vote — yes: ") + _seats_text(payload.get("yes"))
     if do == "shots":

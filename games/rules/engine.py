@@ -81,10 +81,26 @@ def new_state(regulations: Regulations | None = None) -> GameState:
 def apply(state: GameState, action: Action) -> GameState:
     """Return the state after ``action``; ``state`` itself is never modified.
 
-    Raises RuleViolation for anything the rules or the log format forbid."""
+    Raises RuleViolation for anything the rules or the log format forbid.
+    This is the path of a host's new action; it also refuses what only new
+    input can do wrong (``_refuse_new_input``), while a stored log replays
+    through ``apply_in_place`` as it was recorded."""
+    _refuse_new_input(state, action)
     new = state.copy()
     apply_in_place(new, action)
     return new
+
+
+def _refuse_new_input(state: GameState, action: Action) -> None:
+    """Checks on new host input only. Logs recorded before a check existed
+    (FORMAT.md: logs are never rewritten) must still replay, so these never
+    run in ``replay`` / ``apply_in_place``."""
+    if isinstance(action, dict) and action.get("do") == "nominate" and state.step == "speech":
+        # D3/D4: naming the same candidate again in the same speech (one speech
+        # per player per Day, D1) says nothing new: refused, not a second line.
+        by, target = action.get("by"), action.get("target")
+        if any(n["day"] == state.day and n["by"] == by and n["target"] == target for n in state.record.nominations):
+            raise RuleViolation("repeated_nomination", "D4", {"by": by, "target": target})
 
 
 def apply_in_place(state: GameState, action: Action) -> None:
@@ -144,6 +160,9 @@ def legal_actions(state: GameState) -> list[Action]:
         else:
             targets = [t for t in table if s.regulations.allow_self_nomination or t != by]
             targets = sorted(set(targets) | set(s.nominees))
+        # D3/D4: a candidate this speaker already named in this speech is not offered again.
+        named = {n["target"] for n in s.record.nominations if n["day"] == s.day and n["by"] == by}
+        targets = [t for t in targets if t not in named]
         if targets:
             out.append({"do": "nominate", "by": by, "targets": targets})
     elif step == "voting":

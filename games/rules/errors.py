@@ -37,6 +37,7 @@ MESSAGES: dict[str, str] = {
     "target_not_at_table": "Rule {rule}: seat {target} is not at the table and cannot be nominated.",
     "self_nomination_not_allowed": "Rule {rule}: a player may not nominate himself under these regulations.",
     "already_nominated_by": "Rule {rule}: seat {by} already nominated seat {first} today; one accepted nomination per Day.",
+    "repeated_nomination": "Rule {rule}: seat {by} has already named seat {target} in this speech; naming him again says nothing new.",
     # --- votes (V2–V11) ----------------------------------------------------------
     "vote_not_candidate": "Rule {rule}: seat {seat} is not a candidate of this vote (candidates: {candidates}).",
     "vote_voter_not_at_table": "Rule {rule}: seat {voter} is not at the table and cannot vote.",

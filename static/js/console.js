@@ -52,15 +52,81 @@
       var added = records[i].addedNodes;
       for (var j = 0; j < added.length; j++) {
         var id = added[j].id;
-        if (id === "console" || id === "clock" || id === "share") { setBusy(false); return; }
+        if (id === "console" || id === "clock" || id === "share") {
+          setBusy(false);
+          if (id === "console") onConsoleSwapped(added[j]);
+          return;
+        }
       }
     }
   }).observe(document.documentElement, { childList: true, subtree: true });
+  // --- the outcome of an action whose answer never came (issue 11) ---------------------------
+  // A network error, a timeout or a 5xx does not say whether the action was
+  // recorded: the server may have stored it and failed afterwards. The console
+  // never guesses: it re-reads the game's revision (Game.seq, the number the
+  // page sends as expected_seq) and tells the host which it was, then redraws.
+  var sentSeq = null;
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var cfg = e.detail.requestConfig || {};
+    if (cfg.verb === "post" && isRevisionPath(cfg.path)) {
+      var c = consoleEl();
+      sentSeq = c ? parseInt(c.dataset.seq, 10) : null;
+    }
+  });
+  function isRevisionPath(path) { return /\/(act|undo)\/?$/.test(String(path || "").split("?")[0]); }
+  function checkOutcome(sent, attempt) {
+    var c = consoleEl();
+    var url = c && c.querySelector("#poller") && c.querySelector("#poller").getAttribute("hx-get");
+    if (!url || sent === null) return;
+    url = url.split("?")[0];
+    setBusy(true);
+    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { "HX-Request": "true" } })
+      .then(function (r) { if (!r.ok) throw new Error(String(r.status)); return r.text(); })
+      .then(function (html) {
+        var box = document.createElement("div");
+        box.innerHTML = html;
+        var fresh = box.querySelector("#console");
+        if (!fresh) throw new Error("no console");
+        var now = parseInt(fresh.dataset.seq, 10);
+        var text = now > sent
+          ? gettextish("Действие записано") + " (#" + now + ")."
+          : gettextish("Действие не записано: повторите его.");
+        var old = consoleEl();
+        old.replaceWith(fresh);
+        if (window.htmx) window.htmx.process(fresh);
+        setBusy(false);
+        outcomeFlash(text, now > sent);
+      })
+      .catch(function () {
+        if (attempt < 4) { setTimeout(function () { checkOutcome(sent, attempt + 1); }, 800 * (attempt + 1)); return; }
+        setBusy(false);
+        flash(gettextish("Нет связи: не удалось узнать, записано ли действие. Обновите страницу (F5), прежде чем повторять."));
+      });
+  }
+  function outcomeFlash(text, recorded) {
+    var zone = $(".flash-zone");
+    if (!zone) return;
+    zone.innerHTML = "";
+    var d = document.createElement("div");
+    d.className = "flash " + (recorded ? "flash-ok" : "flash-error");
+    d.setAttribute("data-outcome", recorded ? "recorded" : "not-recorded");
+    if (!recorded) d.setAttribute("role", "alert");
+    d.textContent = text;
+    zone.appendChild(d);
+    announce(text);
+  }
   document.addEventListener("htmx:afterRequest", function (e) {
-    var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
+    var cfg = e.detail.requestConfig || {};
+    var verb = cfg.verb || "";
     if (verb === "get") return;
     setBusy(false);
-    if (!e.detail.successful && !e.detail.xhr.status) flash(gettextish("Нет связи с сервером: действие не записано."));
+    var status = e.detail.xhr ? e.detail.xhr.status : 0;
+    if (!e.detail.successful && (!status || status >= 500) && isRevisionPath(cfg.path)) {
+      flash(status ? gettextish("Ошибка сервера: проверяю, записано ли действие…") : gettextish("Нет связи с сервером: проверяю, записано ли действие…"));
+      checkOutcome(sentSeq, 0);
+      return;
+    }
+    if (!e.detail.successful && !status) flash(gettextish("Нет связи с сервером: действие не записано."));
   });
   document.addEventListener("htmx:swapError", function () {
     setBusy(false);
@@ -69,7 +135,6 @@
   document.addEventListener("htmx:responseError", function (e) {
     var s = e.detail.xhr.status;
     if (s === 403) flash(gettextish("Нет прав на эту игру (403)."));
-    else if (s >= 500) flash(gettextish("Ошибка сервера: действие не записано."));
   });
 
   // Texts come translated from the page (#console-i18n); Russian is the fallback.
@@ -90,6 +155,14 @@
     d.setAttribute("role", "alert");
     d.textContent = text;
     zone.appendChild(d);
+  }
+  // The polite live region (#console-live) is outside #console, which every
+  // action replaces: a region inserted with its text is not announced (issue 13-5).
+  function announce(text) {
+    var live = document.getElementById("console-live");
+    if (!live) return;
+    live.textContent = "";
+    setTimeout(function () { live.textContent = text; }, 30);
   }
 
   // --- clocks ----------------------------------------------------------------------------------
@@ -168,12 +241,25 @@
     input.dispatchEvent(new Event("change", { bubbles: true }));
   }
 
+  // Every seat key either acts or says why not, naming the rule (issue 12-8).
+  // Where the server has an action for it, the server refuses (the engine's
+  // own words and rule id); the client-only pickers refuse here.
   function pick(seat) {
     var p = picker();
+    var c = consoleEl();
     if (!p) {
-      // No panel takes seats: a seat's main action (nominate) if it has one.
+      // The speaker may have nothing left to name (D4) and still press a digit: say why.
+      var by = c && (c.dataset.nominateBy || c.dataset.speechBy);
+      if (!by) { refuse(gettextish("Правило D3: выставлять можно только во время своей речи.")); return; }
+      // 13-4: the same digit again in one speech says nothing new (D4).
+      var named = (c.dataset.named || "").split(" ");
+      if (named.indexOf(String(seat)) >= 0) {
+        refuse(fmtText(gettextish("Правило D4: №{by} уже назвал №{seat} в этой речи."), { by: by, seat: seat }));
+        return;
+      }
       var primary = $("#tile-" + seat + " [data-primary]");
       if (primary && !primary.disabled) primary.click();
+      else serverAct({ "do": "nominate", by: by, target: seat }); // D3/D4: the engine says why not
       return;
     }
     var kind = p.dataset.picker;
@@ -181,20 +267,51 @@
     if (kind === "check") {
       var b = $("[data-pick-seat='" + seat + "']", p);
       if (b && !b.disabled) b.click();
+      else serverAct({ "do": c.className.indexOf("step-don_check") >= 0 ? "don_check" : "sheriff_check", target: seat });
       return;
     }
     if (kind === "votes" || kind === "shots") {
       var row = activeRow(p);
       var input = row && $("[data-pick-seat='" + seat + "'] input", row);
-      if (!input) return;
+      if (!input) {
+        refuse(kind === "votes"
+          ? fmtText(gettextish("Правило V3: №{seat} не за столом и не голосует."), { seat: seat })
+          : fmtText(gettextish("Правило N2: №{seat} не за столом, в него не стреляют."), { seat: seat }));
+        return;
+      }
       toggleRadio(input);
       if (kind === "shots" && input.checked) moveRow(p, 1);
       return;
     }
     if (kind === "lift" || kind === "best") {
       var cb = $("[data-pick-seat='" + seat + "'] input", p);
-      if (cb) { cb.checked = !cb.checked; cb.dispatchEvent(new Event("change", { bubbles: true })); }
+      if (!cb) {
+        refuse(kind === "lift"
+          ? fmtText(gettextish("Правило V10: №{seat} не за столом и не голосует."), { seat: seat })
+          : fmtText(gettextish("Правило N6: №{seat} не за столом."), { seat: seat }));
+        return;
+      }
+      if (cb.disabled) {
+        // The mouse cannot tick a greyed-out seat; neither can a key (issue 12-4).
+        refuse(gettextish("Правило N6: в лучшем ходе не больше трёх номеров."));
+        return;
+      }
+      cb.checked = !cb.checked;
+      cb.dispatchEvent(new Event("change", { bubbles: true }));
     }
+  }
+  function fmtText(text, values) {
+    return text.replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
+  }
+  function refuse(text) {
+    showHint(text, true);
+    announce(text);
+  }
+  function serverAct(values) {
+    var c = consoleEl();
+    if (!c || !window.htmx) return;
+    values.expected_seq = c.dataset.seq;
+    window.htmx.ajax("POST", c.dataset.actUrl, { target: "#console", swap: "outerHTML", values: values });
   }
 
   // Clicking a ticked radio unticks it (a voter clicked by mistake).
@@ -248,12 +365,20 @@
       var verdict = $("[data-shot-verdict]", p);
       verdict.textContent = same ? gettextish("→ выстрел в №") + targets[0] : gettextish("→ промах");
       verdict.classList.toggle("is-kill", !!same);
+      // Each black's choice is entered (a seat or «никого»), never assumed (issue 12-1).
+      var ssub = $("[data-needs-all-rows]", p);
+      var missing = $$("[data-row]", p).filter(function (row) { return !$("input:checked", row); });
+      if (ssub) ssub.disabled = missing.length > 0;
+      if (missing.length) verdict.textContent = gettextish("Отметьте каждого чёрного: номер или «никого».");
     } else if (kind === "best") {
       var max = parseInt(p.dataset.max, 10) || 3;
       var boxes = $$("input[type=checkbox]", p);
       var chosen = boxes.filter(function (b) { return b.checked; }).map(function (b) { return b.value; });
       boxes.forEach(function (b) { b.disabled = !b.checked && chosen.length >= max; });
       $("[data-best-preview]", p).textContent = gettextish("Принято: ") + (chosen.length ? chosen.join(", ") : "—");
+      // «Принято» needs the seats the player named (issue 12-1).
+      var bsub = $("[data-needs-one]", p);
+      if (bsub) bsub.disabled = chosen.length === 0;
     } else if (kind === "roles") {
       refreshRoleBadges(p);
     }
@@ -330,10 +455,18 @@
       if (!r.disabled && !first) first = r;
     });
     if (first) first.checked = true;
+    filterReasons(f);
     $("[data-seat-label]", d).textContent = seat;
     $("[data-nick-label]", d).textContent = tile.dataset.nick || "";
+    // After «Записать» the focus comes back to this seat's ⋯ (issue 13-2).
+    focusIntent = "[data-penalty-seat='" + seat + "']";
     d.showModal();
   }
+  // A deliberate choice inside a form (best move «Не принят» / «Пас») asks first.
+  document.addEventListener("click", function (e) {
+    var b = e.target.closest && e.target.closest("button[data-confirm]");
+    if (b && !window.confirm(b.dataset.confirm)) { e.preventDefault(); e.stopImmediatePropagation(); }
+  }, true);
   document.addEventListener("click", function (e) {
     var b = e.target.closest && e.target.closest("[data-penalty-seat]");
     if (b) { openPenalty(b.dataset.penaltySeat); return; }
@@ -346,20 +479,31 @@
       if (sound) beep(880, 120);
     }
   });
-  // A reason picked from the catalogue sets its default penalty (F16); the host may change it.
+  // Issue 12-2: the kind the host chose never changes; the reasons offered are
+  // the catalogue's reasons of that kind (F16), so a pick cannot contradict it.
+  function filterReasons(form) {
+    var kind = ($("input[name=do]:checked", form) || {}).value || "";
+    var select = $("select[name=reason]", form);
+    if (!select) return;
+    $$("option", select).forEach(function (o) {
+      if (!o.value) return;
+      var fits = o.dataset.penalty === kind;
+      o.hidden = !fits;
+      o.disabled = !fits;
+      if (!fits && o.selected) select.value = "";
+    });
+    $$("optgroup", select).forEach(function (g) {
+      var any = $$("option", g).some(function (o) { return !o.disabled; });
+      g.hidden = !any;
+      g.disabled = !any;
+    });
+  }
   document.addEventListener("change", function (e) {
-    if (e.target.name === "reason" && e.target.closest("#penalty-form")) {
-      var opt = e.target.selectedOptions[0];
-      var kind = opt && opt.dataset.penalty;
-      if (kind) {
-        var radio = $("#penalty-form input[name=do][value='" + kind + "']");
-        if (radio && !radio.disabled) radio.checked = true;
-      }
-    }
+    if (e.target.name === "do" && e.target.closest("#penalty-form")) filterReasons(e.target.form);
   });
   document.addEventListener("htmx:afterRequest", function (e) {
     var d = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("dialog");
-    if (d && d.open) d.close();
+    if (d && d.open) { d.close(); restoreFocus(); }
   });
 
   // --- copy buttons -------------------------------------------------------------------------------
@@ -407,44 +551,131 @@
     if (r) countdown(r, parseInt(r.dataset.rowCountdown, 10), r.querySelector("[data-countdown-out]"), "✓");
   });
 
-  // --- keyboard -------------------------------------------------------------------------------------
-
+  // --- keyboard: every rule of issues 12 and 13 lives here ---------------------------------------
+  //
+  // 1. A focused control (reached with Tab) gets Space, Enter and the arrows as
+  //    the browser gives them; the step's shortcuts act only when the focus is
+  //    on the page itself or on the step's own primary control (13-1, 12-3).
+  //    A mouse click leaves no control focused, so Enter stays «the step's
+  //    Enter» as its label says. Digits and letters collide with nothing a
+  //    control does natively, so they act wherever the focus is (not in text).
+  // 2. The primary key never records a choice whose input the host has not
+  //    given: a miss, «no check», «no best move» are Shift+Space with a
+  //    confirmation; «Записать выстрел» / «Принято» wait for their input (12-1).
+  // 3. Key auto-repeat, and Space/Enter within STEP_GUARD_MS after the step
+  //    changed, never act on the new step (12-1): a double press at the end of
+  //    the last word before the Night records nothing on the Night's step.
+  // 4. A refused key always says why, with the rule id (12-8); the same digit
+  //    twice in one speech is a repeat, not a second support (13-4).
+  // 5. After each swap the focus returns to the control used, or to the step's
+  //    primary control (13-2); confirmations are announced from a live region
+  //    outside the swapped part (13-5).
+  var STEP_GUARD_MS = 400;
   var foulArmed = 0;
   var hint = null;
-  function showHint(text) {
+  var hintTimer = 0;
+  var stepKey = null;
+  var stepChangedAt = -1e9; // a page load is not a step change
+  var settleTimer = 0;
+  var focusIntent = null; // a selector of the control to focus after the swap
+  var lastPointer = -1e9; // performance.now() of the last pointer press
+
+  function showHint(text, refusal) {
     hint = hint || document.getElementById("key-hint");
     if (!hint) return;
     hint.textContent = text;
     hint.hidden = !text;
+    hint.classList.toggle("is-refusal", !!refusal);
+    clearTimeout(hintTimer);
+    if (text && refusal) hintTimer = setTimeout(function () { showHint(""); }, 5000);
   }
+
+  function markStepChange() {
+    stepChangedAt = performance.now();
+    document.body.classList.add("keys-settling");
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(function () { document.body.classList.remove("keys-settling"); }, STEP_GUARD_MS);
+  }
+  function settling() { return performance.now() - stepChangedAt < STEP_GUARD_MS; }
+
+  function isTextEntry(t) {
+    return !!t && (t.tagName === "INPUT" && !/^(radio|checkbox|button|submit|reset)$/.test(t.type) || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
+  }
+  // The step's primary control: the panel's «Enter» button, else the big
+  // «␣» button (never the deliberate skip), else «В городе ночь».
+  function primaryControl() {
+    var p = picker();
+    var sub = p && $("[data-submit]", p);
+    return sub || document.getElementById("next-btn") || document.getElementById("start-btn");
+  }
+  function isControl(t) {
+    if (!t || t === document.body || t === document.documentElement) return false;
+    if (t.id === "step-panel") return false;
+    return !!(t.closest && t.closest("button, a[href], summary, input, select, textarea, label, [tabindex]"));
+  }
+
+  function ghostActive() { return $("#console [data-ghost-step]"); }
 
   document.addEventListener("keydown", function (e) {
     var t = e.target;
-    var typing = t && (t.tagName === "INPUT" && !/^(radio|checkbox|button|submit)$/.test(t.type) || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
-    if (e.key === "Escape") { showHint(""); foulArmed = 0; return; }
-    if (typing || document.querySelector("dialog[open]")) return;
+    var key = e.key;
+    if (key === "Escape") {
+      showHint(""); foulArmed = 0;
+      // 12-9: Esc closes «Трансляция и протокол», the focus back on its summary.
+      $$("details.menu[open]").forEach(function (m) { var inside = m.contains(document.activeElement); m.open = false; if (inside) $("summary", m).focus(); });
+      return;
+    }
+    if (isTextEntry(t) || document.querySelector("dialog[open]")) return;
     if (e.altKey || e.metaKey) return;
     if (e.ctrlKey) {
-      if ((e.key === "z" || e.key === "Z" || e.key === "я" || e.key === "Я") && !e.repeat) {
+      if ((key === "z" || key === "Z" || key === "я" || key === "Я") && !e.repeat) {
         var u = document.getElementById("undo-btn");
         if (u) { e.preventDefault(); u.click(); }
       }
       return;
     }
-    if (e.repeat) { if (e.key === " ") e.preventDefault(); return; }
-    // A focused button (clicked before) must not also take Space/Enter.
-    var focusedControl = t && t !== document.body && t.closest && t.closest("button, a, summary, label");
-    if (focusedControl && e.key === "Enter") return; // its own click
-    if (focusedControl && e.key === " ") { e.preventDefault(); t.blur(); }
-    if (window.consoleBusy) { if (e.key === " ") e.preventDefault(); return; }
-    var key = e.key;
-    if (key === " " || key === "Spacebar") {
+    var isSpace = key === " " || key === "Spacebar";
+    var onPrimary = t && t === primaryControl();
+    // Rule 1: a focused control other than the step's primary one keeps its keys,
+    // when it was reached by keyboard (:focus-visible); one a mouse click left
+    // focused does not take the step's Enter.
+    var keyboardFocus = isControl(t) && (!t.matches || t.matches(":focus-visible") || t.tagName === "SUMMARY" || t.tagName === "INPUT");
+    if (keyboardFocus && !onPrimary && (isSpace || key === "Enter" || /^Arrow/.test(key))) return;
+    if (e.repeat) { if (isSpace || key === "Enter") e.preventDefault(); return; } // rule 3
+    if (window.consoleBusy) { if (isSpace || key === "Enter") e.preventDefault(); return; }
+
+    if (isSpace) {
       e.preventDefault();
-      var next = document.getElementById("next-btn");
-      if (next && !next.disabled) next.click();
-      else toggleClock();
+      if (settling()) { showHint(gettextish("Шаг только что сменился: нажмите ещё раз, если нужно."), true); return; } // rule 3
+      var ghost = ghostActive();
+      if (ghost) { if (!e.shiftKey) passGhost(ghost); return; }
+      if (e.shiftKey) {
+        var skip = document.getElementById("skip-btn");
+        if (skip && !skip.disabled) { focusIntent = null; skip.click(); }
+        return;
+      }
+      var next = document.getElementById("next-btn") || document.getElementById("start-btn");
+      if (next && !next.disabled) { next.click(); return; }
+      var c = consoleEl();
+      if (c && c.dataset.deliberate) {
+        refuse(deliberateRefusal(c));
+        return;
+      }
+      toggleClock();
       return;
     }
+    if (key === "Enter") {
+      e.preventDefault();
+      if (settling()) { showHint(gettextish("Шаг только что сменился: нажмите ещё раз, если нужно."), true); return; }
+      if (ghostActive()) { refuse(gettextish("Сначала закончите этот шаг: Пробел.")); return; }
+      var p = picker();
+      var submit = (p && $("[data-submit]", p)) || (onPrimary ? t : null);
+      if (!submit) return;
+      if (submit.disabled) { refuse(submitRefusal(p)); return; }
+      submit.click();
+      return;
+    }
+    if (ghostActive() && (/^[0-9]$/.test(key))) { refuse(gettextish("Сначала закончите этот шаг: Пробел.")); return; }
     if (key === "p" || key === "P" || key === "з" || key === "З") { e.preventDefault(); toggleClock(); return; }
     if (key === "?") { e.preventDefault(); document.getElementById("help-dialog").showModal(); return; }
     if (key === "f" || key === "F" || key === "а" || key === "А") {
@@ -459,19 +690,153 @@
         foulArmed = 0;
         showHint("");
         var fb = $("#tile-" + seat + " .btn-foul");
-        if (fb) fb.click();
+        if (fb && !fb.disabled) fb.click();
+        else serverAct({ "do": "foul", seat: seat }); // the engine names the rule (F1, …)
         return;
       }
       pick(seat);
       flashTile(seat);
       return;
     }
-    var p = picker();
-    if (p && (key === "ArrowDown" || key === "ArrowUp") && $("[data-row]", p)) { e.preventDefault(); moveRow(p, key === "ArrowDown" ? 1 : -1); return; }
-    if (p && key === "Enter") {
-      var submit = $("[data-submit]", p);
-      if (submit && !submit.disabled) { e.preventDefault(); submit.click(); }
+    var pk = picker();
+    if (pk && (key === "ArrowDown" || key === "ArrowUp") && $("[data-row]", pk)) { e.preventDefault(); moveRow(pk, key === "ArrowDown" ? 1 : -1); }
+  });
+
+  function deliberateRefusal(c) {
+    if (c.classList.contains("step-mafia_shot")) return gettextish("Правило N2: отметьте, кого назвал каждый чёрный, и Enter. Промах — только Shift+Пробел.");
+    if (c.classList.contains("step-best_move")) return gettextish("Правило N6: отметьте номера и Enter. Без лучшего хода — только Shift+Пробел.");
+    return gettextish("Правило N4: нажмите номер проверяемого. Без проверки — только Shift+Пробел.");
+  }
+  function submitRefusal(p) {
+    var kind = p && p.dataset.picker;
+    if (kind === "shots") return gettextish("Правило N2: отметьте каждого чёрного — номер или «никого».");
+    if (kind === "best") return gettextish("Правило N6: назовите хотя бы один номер.");
+    if (kind === "roles") return gettextish("Правило S2: нужны Шериф, Дон и две Мафии.");
+    return gettextish("Сейчас нечего записывать.");
+  }
+
+  // Rule 1: a control clicked with the mouse does not keep the focus (so the
+  // next Enter is the step's, as labelled); one reached with Tab does.
+  document.addEventListener("pointerdown", function () { lastPointer = performance.now(); }, true);
+  document.addEventListener("click", function (e) {
+    if (!e.detail || performance.now() - lastPointer > 1000) return; // keyboard activation
+    var el = e.target.closest && e.target.closest("#console button, #console label, #console input[type=radio], #console input[type=checkbox]");
+    if (!el) return;
+    focusIntent = null;
+    var a = document.activeElement;
+    if (a && a !== document.body && consoleEl() && consoleEl().contains(a) && !isTextEntry(a)) a.blur();
+  });
+
+  // Rule 5: remember the control a key activated; restore after the swap.
+  function focusKey(el) {
+    if (!el || el === document.body) return null;
+    if (el.id) return "#" + el.id;
+    var attrs = ["hx-vals", "data-penalty-seat", "data-slot", "data-activate", "data-open-help", "name", "value"];
+    var parts = [];
+    attrs.forEach(function (a) {
+      if (el.hasAttribute(a)) parts.push("[" + a + "='" + String(el.getAttribute(a)).replace(/'/g, "\\'") + "']");
+    });
+    if (!parts.length) return null;
+    var tag = el.tagName.toLowerCase();
+    var row = el.closest("[data-row]");
+    var prefix = row ? (row.dataset.candidate ? "[data-candidate='" + row.dataset.candidate + "'] " : row.dataset.black ? "[data-black='" + row.dataset.black + "'] " : "") : "";
+    return prefix + tag + parts.join("");
+  }
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
+    if (verb !== "post") return;
+    var a = document.activeElement;
+    if (a && a !== document.body && !document.querySelector("dialog[open]") && performance.now() - lastPointer > 1000) focusIntent = focusKey(a);
+  });
+
+  function restoreFocus() {
+    var c = consoleEl();
+    if (!c) return;
+    var a = document.activeElement;
+    if (a && a.closest && a.closest("dialog[open]")) return; // after the dialog closes
+    // Only when the swap took the focus away (never steal it from the menu, a text field …).
+    if (a && a !== document.body && document.body.contains(a) && a.getClientRects().length) return;
+    var target = null;
+    if (focusIntent) {
+      try { target = document.querySelector("#console " + focusIntent) || document.querySelector(focusIntent); } catch (err) { target = null; }
+      if (target && (target.disabled || !target.offsetParent)) target = null;
     }
+    focusIntent = null;
+    if (!target) {
+      var pc = primaryControl();
+      target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
+    }
+    if (target) target.focus({ preventScroll: true });
+  }
+
+  // 12-9: a click outside the menu closes it.
+  document.addEventListener("click", function (e) {
+    $$("details.menu[open]").forEach(function (m) { if (!m.contains(e.target)) m.open = false; });
+  });
+
+  // The skip link lands on the step's primary control (13-2).
+  document.addEventListener("click", function (e) {
+    if (!(e.target.closest && e.target.closest("[data-skip-to-step]"))) return;
+    e.preventDefault();
+    var pc = primaryControl();
+    (pc && !pc.disabled ? pc : document.getElementById("step-panel")).focus();
+  });
+
+  // --- a captain who left still wakes up in the script (issue 12-6) --------------------------
+  // The log has no step for him (FORMAT.md); the console shows his 15 s as a
+  // step of its own, passed with Space, and writes nothing.
+  function ghostStoreKey(c, role) { return "console.ghost:" + c.dataset.game + ":" + c.dataset.night + ":" + role; }
+  function showGhost() {
+    var c = consoleEl();
+    if (!c || !c.dataset.ghosts || $("[data-ghost-step]", c)) return;
+    var roles = c.dataset.ghosts.split(" ");
+    for (var i = 0; i < roles.length; i++) {
+      if (sessionStorage.getItem(ghostStoreKey(c, roles[i]))) continue;
+      var src = $("#ghost-script [data-ghost='" + roles[i] + "']", c);
+      if (!src) continue;
+      var box = document.createElement("div");
+      box.className = "panel panel-night ghost-step";
+      box.setAttribute("data-ghost-step", roles[i]);
+      var h = document.createElement("h3"); h.textContent = src.dataset.title; box.appendChild(h);
+      var w = document.createElement("p"); w.className = "ghost-say"; w.textContent = src.dataset.wake; box.appendChild(w);
+      var clk = document.createElement("div"); clk.className = "ghost-clock"; clk.setAttribute("data-remaining-ms", "15000"); clk.setAttribute("data-running", "1"); clk.setAttribute("role", "timer"); clk.textContent = "0:15"; box.appendChild(clk);
+      var d = document.createElement("p"); d.className = "ghost-say"; d.textContent = src.dataset.done; box.appendChild(d);
+      var btn = document.createElement("button"); btn.type = "button"; btn.className = "btn btn-next"; btn.id = "ghost-next";
+      btn.innerHTML = ""; btn.textContent = src.dataset.done + " "; var k = document.createElement("span"); k.className = "kbd"; k.textContent = "␣"; btn.appendChild(k);
+      btn.addEventListener("click", function () { passGhost(box); });
+      box.appendChild(btn);
+      c.classList.add("has-ghost");
+      var zone = $(".panel-zone", c);
+      zone.insertBefore(box, zone.firstChild);
+      return;
+    }
+    c.classList.remove("has-ghost");
+  }
+  function passGhost(box) {
+    var c = consoleEl();
+    if (!c || !box) return;
+    sessionStorage.setItem(ghostStoreKey(c, box.dataset.ghostStep), "1");
+    box.remove();
+    markStepChange();
+    showGhost();
+    restoreFocus();
+  }
+
+  // Everything that follows a new #console (an action's answer, an undo, the poller).
+  function onConsoleSwapped(c) {
+    var k = c.dataset.stepKey;
+    if (stepKey !== null && k !== stepKey) markStepChange();
+    stepKey = k;
+    showGhost();
+    var ok = $(".flash-zone .flash-ok", c);
+    var err = $(".flash-zone .flash-error", c);
+    // Errors are announced by their own role="alert".
+    if (ok && !err) announce(ok.textContent.replace(/\s+/g, " ").trim());
+    restoreFocus();
+  }
+  document.addEventListener("DOMContentLoaded", function () {
+    var c = consoleEl();
+    if (c) { stepKey = c.dataset.stepKey; showGhost(); }
   });
 
   function toggleClock() {

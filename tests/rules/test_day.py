@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from games.rules import Regulations
+import pytest
+
+from games.rules import Regulations, RuleViolation, apply, replay
 from tests.rules.helpers import G, left, table
 
 
@@ -239,3 +241,19 @@ def test_d_nominations_recorded_on_a_day_whose_vote_is_cancelled() -> None:
     g.to_day1().speeches({1: 2, 2: 3})
     g.expect(step="mafia_shot", phase="night", nominees=[], at_table=table(6), left=[left(6, "disqualified", 0, "night")])
     assert [e["target"] for e in g.s.record.nominations] == [2, 3]
+
+
+def test_d4_the_same_candidate_twice_in_one_speech_is_refused() -> None:
+    # Issue 13-4: a repeated digit recorded «№1 выставил №10 — поддерживается» 27 times.
+    g = G().to_day1().nom(1, 10)
+    with pytest.raises(RuleViolation) as info:
+        apply(g.s, {"do": "nominate", "by": 1, "target": 10})
+    assert (info.value.rule, info.value.code) == ("D4", "repeated_nomination")
+    g.next().nom(2, 10)  # another player's speech: a support as before
+    with pytest.raises(RuleViolation) as info:
+        apply(g.s, {"do": "nominate", "by": 2, "target": 10})
+    assert (info.value.rule, info.value.code) == ("D4", "repeated_nomination")
+    assert [(e["by"], e["target"]) for e in g.s.record.nominations] == [(1, 10), (2, 10)]
+    # A log recorded before this check replays as it was (FORMAT: logs are never rewritten).
+    old = [*g.log, {"do": "nominate", "by": 2, "target": 10}]
+    assert len(replay(old).record.nominations) == 3
