@@ -53,6 +53,8 @@ os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-not-for-use-an
 import django  # noqa: E402
 
 django.setup()
+# Pages render without a collectstatic manifest (DEBUG off still picks the manifest storage).
+django.conf.settings.STORAGES = {**django.conf.settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402

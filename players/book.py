@@ -15,9 +15,9 @@ End order: ``Game.finished_at``, then the game id.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.conf import settings
@@ -34,10 +34,8 @@ from players.rating import (
     CountedGame,
     RatingSettings,
     SideTotals,
-    rate_game,
-    red_score,
 )
-from players.statistics import COUNTERS, Line, seat_line
+from players.statistics import COUNTERS, seat_counts
 
 
 def rating_settings() -> RatingSettings:
@@ -51,7 +49,7 @@ class SeatFacts:
     role: str
     team: str
     won: bool
-    line: Line
+    counts: tuple[int, ...]  # players/statistics.py seat_counts, in COUNTERS order
 
 
 @dataclass
@@ -87,56 +85,122 @@ def tournament_game_ids(game_ids: Iterable[int] | None = None) -> set[int]:
     return {gid for gid in qs.values_list("game_id", flat=True) if gid is not None}
 
 
-def _facts(games: list[Game], index: NameIndex | None = None) -> list[GameFacts]:
-    """The facts of finished games, in the given order (few queries for many games)."""
+def _facts(games: Sequence[Any], index: NameIndex | None = None) -> list[GameFacts]:
+    """The facts of finished games, in the given order: two reads — the result rows
+    (with each seat's player and whether the game is a tournament table's) and the
+    night checks — plus the linking of seats not linked yet, if any."""
+
     ids = [g.pk for g in games]
     results: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for r in SeatResult.objects.filter(game_id__in=ids).order_by("game_id", "seat_no").values(*RESULT_COLUMNS):
-        results[r["game_id"]].append(dict(r))
+    seat_players: dict[tuple[int, int], int | None] = {}
+    in_tournament: set[int] = set()
+    for r in _results_with_players(ids):
+        results[r["game_id"]].append(r)
+        seat_players[(r["game_id"], r["seat_no"])] = r["seat_player"]
+        if r["in_tournament"]:
+            in_tournament.add(r["game_id"])
     checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for c in NightAction.objects.filter(game_id__in=ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
-        checks[c["game_id"]].append(dict(c))
-    seat_players = _seat_players(ids, index)
-    in_tournament = tournament_game_ids(ids)
+    for c in _checks(ids):
+        checks[c["game_id"]].append(c)
+    unlinked = sorted({gid for (gid, _s), pid in seat_players.items() if pid is None})
+    if unlinked:
+        seat_players.update(_link_seats(unlinked, index))
     out = []
     for g in games:
         assert g.finished_at is not None
         facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, bool(g.rated or g.pk in in_tournament))
         for row in results[g.pk]:
-            facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], row["won"], seat_line(row, checks[g.pk])))
+            facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], bool(row["won"]), seat_counts(row, checks[g.pk])))
         out.append(facts)
     return out
 
 
-def _seat_players(game_ids: list[int], index: NameIndex | None) -> dict[tuple[int, int], int | None]:
-    """(game, seat) -> player; a seat not yet linked is linked when its nickname
-    is exactly one player's nickname or alias (or its tournament participant's player)."""
-    out: dict[tuple[int, int], int | None] = {}
-    unlinked: list[tuple[int, int, str]] = []
-    for gid, seat_no, pid, nick in GameSeat.objects.filter(game_id__in=game_ids).values_list("game_id", "seat_no", "player_id", "nickname"):
-        out[(gid, seat_no)] = pid
-        if pid is None:
-            unlinked.append((gid, seat_no, nick))
-    if not unlinked:
-        return out
+# The reads of _facts and of the players' totals are written as plain SQL (both
+# databases run it): on a game's end building these ORM queries cost more CPU
+# than running them, and the rows come without per-value converters (booleans
+# may come as 0/1; every reader here takes them through bool()/int()).
+
+
+def _fetch(sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        names = [d[0] for d in cursor.description]
+        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ", ".join(["%s"] * len(values))
+
+
+def _results_with_players(game_ids: list[int]) -> list[dict[str, Any]]:
+    """The result rows of these games, each with its seat's player and whether the
+    game is a tournament table's."""
+    from tournaments.models import Table
+
+    q = connection.ops.quote_name
+    r_cols = ", ".join(f"r.{q(_column(SeatResult, c))} AS {q(c)}" for c in RESULT_COLUMNS)
+    gid, seat_no = q(_column(SeatResult, "game_id")), q(_column(SeatResult, "seat_no"))
+    sql = (
+        f"SELECT {r_cols}, "
+        f"(SELECT s.{q(_column(GameSeat, 'player_id'))} FROM {q(GameSeat._meta.db_table)} s "
+        f"WHERE s.{q(_column(GameSeat, 'game_id'))} = r.{gid} AND s.{q(_column(GameSeat, 'seat_no'))} = r.{seat_no}) AS seat_player, "
+        f"EXISTS (SELECT 1 FROM {q(Table._meta.db_table)} t WHERE t.{q(_column(Table, 'game_id'))} = r.{gid}) AS in_tournament "
+        f"FROM {q(SeatResult._meta.db_table)} r WHERE r.{gid} IN ({_placeholders(game_ids)}) ORDER BY r.{gid}, r.{seat_no}"
+    )
+    return _fetch(sql, game_ids)
+
+
+def _checks(game_ids: list[int]) -> list[dict[str, Any]]:
+    """The Sheriff's and the Don's night checks of these games."""
+    q = connection.ops.quote_name
+    cols = ", ".join(f"{q(_column(NightAction, c))} AS {q(c)}" for c in ("game_id", "kind", "actor_seat", "result"))
+    kinds = ("sheriff_check", "don_check")
+    sql = f"SELECT {cols} FROM {q(NightAction._meta.db_table)} WHERE {q(_column(NightAction, 'game_id'))} IN ({_placeholders(game_ids)}) AND {q(_column(NightAction, 'kind'))} IN (%s, %s)"
+    return _fetch(sql, [*game_ids, *kinds])
+
+
+def _stored_totals(player_ids: set[int]) -> list[tuple[Any, ...]]:
+    """The players' totals rows: (player_id, rating, rated_games, *COUNTERS)."""
+    if not player_ids:
+        return []
+    q = connection.ops.quote_name
+    ids = sorted(player_ids)
+    cols = ", ".join(q(_column(PlayerStats, c)) for c in STATS_COLUMNS)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {cols} FROM {q(PlayerStats._meta.db_table)} WHERE {q(_column(PlayerStats, 'player_id'))} IN ({_placeholders(ids)})", ids)
+        return list(cursor.fetchall())
+
+
+def _link_seats(game_ids: list[int], index: NameIndex | None) -> dict[tuple[int, int], int | None]:
+    """(game, seat) -> player for the seats of these games not linked yet: linked
+    now when its tournament participant has a player, or its nickname is exactly
+    one player's nickname or alias (one bulk update)."""
     from tournaments.models import TableSeat
 
+    unlinked = list(GameSeat.objects.filter(game_id__in=game_ids, player__isnull=True).only("pk", "game_id", "seat_no", "nickname"))
+    if not unlinked:
+        return {}
     by_table = {
         (gid, seat_no): pid
-        for gid, seat_no, pid in TableSeat.objects.filter(table__game_id__in={u[0] for u in unlinked}, participant__player__isnull=False).values_list("table__game_id", "seat_no", "participant__player_id")
+        for gid, seat_no, pid in TableSeat.objects.filter(table__game_id__in=game_ids, participant__player__isnull=False).values_list("table__game_id", "seat_no", "participant__player_id")
     }
     if index is None:
         from players.services import name_index
 
         index = name_index()
-    for gid, seat_no, nick in unlinked:
-        found = by_table.get((gid, seat_no))
+    out: dict[tuple[int, int], int | None] = {}
+    linked = []
+    for s in unlinked:
+        found = by_table.get((s.game_id, s.seat_no))
         if found is None:
-            m = index.match(nick)
+            m = index.match(s.nickname)
             found = m.player.player_id if m.status == KNOWN and m.player is not None else None
         if found is not None:
-            GameSeat.objects.filter(game_id=gid, seat_no=seat_no).update(player_id=found)
-            out[(gid, seat_no)] = found
+            s.player_id = found
+            linked.append(s)
+            out[(s.game_id, s.seat_no)] = found
+    if linked:
+        GameSeat.objects.bulk_update(linked, ["player"])
     return out
 
 
@@ -151,18 +215,66 @@ def _at_or_after(finished_at: datetime, game_id: int) -> Q:
     return Q(finished_at__gt=finished_at) | Q(finished_at=finished_at, game_id__gte=game_id)
 
 
-def sync_game(game: Game) -> None:
-    """Bring the stored rows in line with this game's result rows (see the module docstring)."""
-    with transaction.atomic():
-        counts = _counts(game)
-        # One probe per table: this game's own rows, and (when it counts) any row at
-        # or after its new position — for the newest game's end, nothing.
-        probe = Q(game_id=game.pk)
+def _probe(game: Game, counts: bool) -> tuple[list[tuple[int, datetime]], list[tuple[int, datetime, int, float]], tuple[int, datetime, int, float] | None]:
+    """(game, finished_at) of the player-game rows and (game, finished_at, games_after,
+    red_score_after) of the counted games that are this game's or (when it counts)
+    at or after its position, and the last counted game — one plain-SQL statement
+    (UNION ALL of index lookups; an OR over both conditions made SQLite scan)."""
+    q = connection.ops.quote_name
+    parts: list[str] = []
+    params: list[Any] = []
+    for source, model in (("p", PlayerGame), ("r", RatedGame)):
+        table = q(model._meta.db_table)
+        gid, at = q(_column(model, "game_id")), q(_column(model, "finished_at"))
+        extra = f"{q('games_after')}, {q('red_score_after')}" if model is RatedGame else "CAST(NULL AS INTEGER), CAST(NULL AS DOUBLE PRECISION)"
+        head = f"SELECT '{source}', {gid}, {at}, {extra} FROM {table}"
+        parts.append(f"{head} WHERE {gid} = %s")
+        params.append(game.pk)
         if counts:
-            assert game.finished_at is not None
-            probe |= _at_or_after(game.finished_at, game.pk)
-        seen = list(PlayerGame.objects.filter(probe).values_list("game_id", "finished_at").distinct())
-        seen += list(RatedGame.objects.filter(probe).values_list("game_id", "finished_at"))
+            at_value = _db_datetime(game.finished_at)  # type: ignore[arg-type]
+            parts.append(f"{head} WHERE {at} > %s")
+            parts.append(f"{head} WHERE {at} = %s AND {gid} > %s")
+            params += [at_value, at_value, game.pk]
+        if model is RatedGame:
+            parts.append(f"SELECT * FROM ({head} ORDER BY {at} DESC, {gid} DESC LIMIT 1) last_rated")
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(parts), params)
+        rows = cursor.fetchall()
+    players: set[tuple[int, datetime]] = set()
+    rated: set[tuple[int, datetime, int, float]] = set()
+    for source, gid, at, games_after, red_after in rows:
+        if source == "p":
+            players.add((gid, _from_db_datetime(at)))
+        else:
+            rated.add((gid, _from_db_datetime(at), games_after, red_after))
+    last = max(rated, key=lambda r: (r[1], r[0]), default=None)
+    return sorted(players), sorted(rated), last
+
+
+def _from_db_datetime(value: Any) -> datetime:
+    """A DateTimeField value read by a plain cursor (SQLite gives text, naive UTC)."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if settings.USE_TZ and value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value  # type: ignore[no-any-return]
+
+
+def sync_game(game: Game) -> None:
+    """Bring the stored rows in line with this game's result rows (see the module docstring).
+
+    The newest game's end costs one probe, two reads (its result rows with their
+    players, its checks), one read of its players' totals and three writes.
+    """
+    # No savepoint: the caller's transaction (games.services) rolls back as a whole.
+    with transaction.atomic(savepoint=False):
+        counts = _counts(game)
+        # One probe (one statement over both tables): this game's own rows, and
+        # (when it counts) any row at or after its new position — for the newest
+        # game's end, nothing — and the last counted game: the side totals to start from.
+        seen, rated, last = _probe(game, counts)
+        in_probe = [r for r in rated if r[0] == game.pk or (counts and (r[1], r[0]) >= (game.finished_at, game.pk))]
+        seen += [(gid, at) for gid, at, _n, _s in in_probe]
         old = min((at for gid, at in seen if gid == game.pk), default=None)
         later_ids = {gid for gid, _at in seen if gid != game.pk}
         if old is not None and (not counts or old < game.finished_at):  # type: ignore[operator]
@@ -172,14 +284,15 @@ def sync_game(game: Game) -> None:
             later_ids.discard(game.pk)
         if old is None and not counts:
             return
-        if old is not None or later_ids:
-            _rewind(later_ids | {game.pk})
-        replay = list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False))
+        rewind = later_ids | {game.pk} if old is not None or later_ids else set()
+        replay = list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False)) if later_ids else []
         if counts:
             replay.append(game)
         replay.sort(key=lambda g: (g.finished_at, g.pk))
-        for facts in _facts(replay):
-            _apply(facts)
+        # The side totals before the first game played again: the last counted game
+        # overall when nothing is rewound (then it is not in the probe), else read.
+        start = SideTotals(last[2], last[3]) if last is not None and not rewind and last not in in_probe else None
+        _replay(rewind, replay, start)
         from players.consumers import push_ratings_changed
 
         transaction.on_commit(push_ratings_changed)
@@ -194,81 +307,126 @@ def replay_from(finished_at: datetime, game_id: int) -> int:
         ids |= set(RatedGame.objects.filter(_at_or_after(finished_at, game_id)).values_list("game_id", flat=True))
         if not ids:
             return 0
-        _rewind(ids)
         games = sorted(Game.objects.filter(pk__in=ids, status=GameStatus.FINISHED, finished_at__isnull=False), key=lambda g: (g.finished_at, g.pk))
-        for facts in _facts(games):
-            _apply(facts)
+        _replay(ids, games, None)
         from players.consumers import push_ratings_changed
 
         transaction.on_commit(push_ratings_changed)
     return len(games)
 
 
-def _rewind(game_ids: set[int]) -> None:
-    rows = list(PlayerGame.objects.filter(game_id__in=game_ids).order_by("finished_at", "game_id"))
-    if rows:
-        stats = {s.player_id: s for s in PlayerStats.objects.filter(player_id__in={r.player_id for r in rows})}
-        earliest_rating: dict[int, float | None] = {}
-        for r in rows:
-            s = stats[r.player_id]
-            for name in COUNTERS:
-                setattr(s, name, getattr(s, name) - getattr(r, name))
-            if r.rated:
-                s.rated_games -= 1
-                earliest_rating.setdefault(r.player_id, r.rating_before)
-        for pid, before in earliest_rating.items():
-            stats[pid].rating = before if stats[pid].rated_games else None
-        _store_stats(stats.values())
-        PlayerGame.objects.filter(game_id__in=game_ids).delete()
-    RatedGame.objects.filter(game_id__in=game_ids).delete()
+@dataclass
+class Ledger:
+    """Players' totals and ratings in memory while games are played (the rebuild
+    and the incremental path share it, so both give the same numbers)."""
+
+    book: Book
+    counters: dict[int, list[int]] = field(default_factory=dict)
+    rated_games: dict[int, int] = field(default_factory=dict)
+    player_rows: list[tuple[Any, ...]] = field(default_factory=list)
+    rated_rows: list[tuple[Any, ...]] = field(default_factory=list)
+
+    def load(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Stored totals rows: (player_id, rating, rated_games, *COUNTERS)."""
+        for pid, rating, rated_games, *counts in rows:
+            self.counters[pid] = list(counts)
+            self.rated_games[pid] = rated_games
+            if rating is not None:
+                self.book.ratings[pid] = rating
+
+    def unplay(self, row: dict[str, Any], first_rated: bool) -> None:
+        """Take a stored player-game row back out of his totals (rows of one player
+        come in end order: his rating goes back to the first one's 'before')."""
+        pid = row["player_id"]
+        mine = self.counters[pid]
+        for i, name in enumerate(COUNTERS):
+            mine[i] -= row[name]
+        if row["rated"]:
+            self.rated_games[pid] -= 1
+            if first_rated:
+                self.book.ratings[pid] = row["rating_before"]
+
+    def settle(self, rewound: set[int]) -> None:
+        """A player whose counted games were all rewound has no rating."""
+        for pid in rewound:
+            if not self.rated_games.get(pid):
+                self.book.ratings.pop(pid, None)
+
+    def play(self, facts: GameFacts) -> None:
+        book = self.book
+        at = _db_datetime(facts.finished_at)
+        before = {s.player_id: book.rating(s.player_id) for s in facts.seats}
+        result = None
+        if facts.counted:
+            result, after = book.play(facts.counted_game())
+            self.rated_rows.append((facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score))
+        zero = [0] * len(COUNTERS)
+        for seat in facts.seats:
+            pid = seat.player_id
+            if pid is None:
+                continue
+            counts = seat.counts
+            self.counters[pid] = [a + b for a, b in zip(self.counters.get(pid, zero), counts, strict=True)]
+            r_before = r_after = None
+            if result is not None:
+                r_before, r_after = before[pid], book.ratings[pid]
+                self.rated_games[pid] = self.rated_games.get(pid, 0) + 1
+            self.player_rows.append((pid, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, r_before, r_after, *counts))
+
+    def stats_rows(self) -> list[tuple[Any, ...]]:
+        games = COUNTERS.index("games")
+        return [(pid, self.book.ratings.get(pid), self.rated_games.get(pid, 0), *counts) for pid, counts in self.counters.items() if counts[games] > 0]
+
+    def flush_rows(self) -> None:
+        _insert(RatedGame, RG_COLUMNS, self.rated_rows)
+        _insert(PlayerGame, PG_COLUMNS, self.player_rows)
+        self.rated_rows, self.player_rows = [], []
 
 
-def _apply(facts: GameFacts) -> None:
-    conf = rating_settings()
-    pids = [s.player_id for s in facts.seats if s.player_id is not None]
-    stats = {s.player_id: s for s in PlayerStats.objects.filter(player_id__in=pids)}
-    stats.update({pid: PlayerStats(player_id=pid) for pid in pids if pid not in stats})
-
-    def rating(pid: int | None) -> float:
-        if pid is None or stats[pid].rating is None:
-            return conf.initial
-        return float(stats[pid].rating)  # type: ignore[arg-type]
-
-    result = None
-    at = _db_datetime(facts.finished_at)
-    if facts.counted:
-        last = RatedGame.objects.order_by("-finished_at", "-game_id").values_list("games_after", "red_score_after").first()
-        totals = SideTotals(*last) if last else SideTotals()
-        red = [rating(s.player_id) for s in facts.seats if s.team == RED]
-        black = [rating(s.player_id) for s in facts.seats if s.team == BLACK]
-        result = rate_game(red, black, red_score(facts.winner, facts.ppk), totals, conf)
-        after = totals.plus(result.red_score)
-        _insert(RatedGame, RG_COLUMNS, [(facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score)])
-    rows = []
-    for seat in facts.seats:
-        if seat.player_id is None:
-            continue
-        s = stats[seat.player_id]
-        counts = seat.line.as_tuple()
-        for name, n in zip(COUNTERS, counts, strict=True):
-            setattr(s, name, getattr(s, name) + n)
-        before = after_rating = None
-        if result is not None:
-            before = rating(seat.player_id)
-            after_rating = before + result.delta(seat.team)
-            s.rating = after_rating
-            s.rated_games += 1
-        rows.append((seat.player_id, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, before, after_rating, *counts))
-    _insert(PlayerGame, PG_COLUMNS, rows)
-    _store_stats(stats.values())
+def _replay(rewind: set[int], games: list[Game], start: SideTotals | None) -> None:
+    """Rewind the stored rows of `rewind` games, then play `games` (in end order):
+    one read of the rows needed, the arithmetic in memory, bulk writes."""
+    facts = _facts(games) if games else []
+    old_rows = list(PlayerGame.objects.filter(game_id__in=rewind).order_by("finished_at", "game_id").values("player_id", "rated", "rating_before", *COUNTERS)) if rewind else []
+    pids = {r["player_id"] for r in old_rows} | {s.player_id for f in facts for s in f.seats if s.player_id is not None}
+    ledger = Ledger(Book(settings=rating_settings()))
+    ledger.load(_stored_totals(pids))
+    seen_rated: set[int] = set()
+    for r in old_rows:
+        ledger.unplay(r, r["rated"] and r["player_id"] not in seen_rated)
+        if r["rated"]:
+            seen_rated.add(r["player_id"])
+    ledger.settle({r["player_id"] for r in old_rows})
+    if rewind:
+        PlayerGame.objects.filter(game_id__in=rewind).delete()
+        RatedGame.objects.filter(game_id__in=rewind).delete()
+    if any(f.counted for f in facts):
+        if start is None:
+            last = RatedGame.objects.order_by("-finished_at", "-game_id").values_list("games_after", "red_score_after").first()
+            start = SideTotals(*last) if last else SideTotals()
+        ledger.book.totals = start
+    for f in facts:
+        ledger.play(f)
+    ledger.flush_rows()
+    _store_stats(ledger, pids)
 
 
-def _store_stats(rows: Iterable[PlayerStats]) -> None:
-    """Replace the players' totals rows (two statements: bulk_update's CASE per
-    column costs far more to build for ten rows); a player without games has none."""
-    rows = list(rows)
-    PlayerStats.objects.filter(player_id__in=[r.player_id for r in rows]).delete()
-    _insert(PlayerStats, STATS_COLUMNS, [(r.player_id, r.rating, r.rated_games, *(getattr(r, n) for n in COUNTERS)) for r in rows if r.games > 0])
+def _store_stats(ledger: Ledger, pids: set[int]) -> None:
+    """Upsert the players' totals rows (one statement; a player without games has none)."""
+    rows = ledger.stats_rows()
+    gone = pids - {r[0] for r in rows}
+    if gone:
+        PlayerStats.objects.filter(player_id__in=gone).delete()
+    if not rows:
+        return
+    table = connection.ops.quote_name(PlayerStats._meta.db_table)
+    cols = [connection.ops.quote_name(_column(PlayerStats, c)) for c in STATS_COLUMNS]
+    updates = ", ".join(f"{c} = excluded.{c}" for c in cols[1:])
+    placeholders = ", ".join(["%s"] * len(cols))
+    # INSERT … ON CONFLICT DO UPDATE: the same syntax on SQLite (≥ 3.24) and PostgreSQL.
+    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({placeholders}) ON CONFLICT ({cols[0]}) DO UPDATE SET {updates}"
+    with connection.cursor() as cursor:
+        cursor.executemany(sql, rows)
 
 
 PG_COLUMNS = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
@@ -282,52 +440,34 @@ STATS_COLUMNS = ["player_id", "rating", "rated_games", *COUNTERS]
 def recompute(*, batch: int = 5000) -> int:
     """Rebuild every stored row from the games in end order; returns the games played.
 
-    The same arithmetic as the incremental path (``Book.play`` is ``rate_game``
-    over the stored ratings); the rows are written with plain multi-row
-    INSERTs, since building a million model instances costs more than the rating.
+    The same arithmetic as the incremental path (``Ledger``, ``Book.play``);
+    the rows are written with plain multi-row INSERTs, since building a million
+    model instances costs more than the rating.
     """
     from players.services import name_index
 
-    conf = rating_settings()
     index = name_index()
     with transaction.atomic():
         PlayerGame.objects.all().delete()
         RatedGame.objects.all().delete()
         PlayerStats.objects.all().delete()
-        book = Book(settings=conf)
-        zero = [0] * len(COUNTERS)
-        totals: dict[int, list[int]] = {}
-        rated_games: dict[int, int] = defaultdict(int)
-        games = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").only("pk", "finished_at", "winner", "ppk", "rated"))
+        ledger = Ledger(Book(settings=rating_settings()))
+        # Plain rows, not model instances: pk, finished_at, winner, ppk, rated are all _facts reads.
+        games: list[Any] = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").values_list("pk", "finished_at", "winner", "ppk", "rated", named=True))
         for start in range(0, len(games), batch):
-            rows: list[tuple[Any, ...]] = []
-            rated_rows: list[tuple[Any, ...]] = []
             for facts in _facts(games[start : start + batch], index):
-                at = _db_datetime(facts.finished_at)
-                before = {s.player_id: book.rating(s.player_id) for s in facts.seats}
-                result = None
-                if facts.counted:
-                    result, after = book.play(facts.counted_game())
-                    rated_rows.append((facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score))
-                for seat in facts.seats:
-                    if seat.player_id is None:
-                        continue
-                    counts = seat.line.as_tuple()
-                    mine = totals.get(seat.player_id, zero)
-                    totals[seat.player_id] = [a + b for a, b in zip(mine, counts, strict=True)]
-                    r_before = r_after = None
-                    if result is not None:
-                        r_before, r_after = before[seat.player_id], book.ratings[seat.player_id]
-                        rated_games[seat.player_id] += 1
-                    rows.append((seat.player_id, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, r_before, r_after, *counts))
-            _insert(PlayerGame, PG_COLUMNS, rows)
-            _insert(RatedGame, RG_COLUMNS, rated_rows)
-        _insert(PlayerStats, STATS_COLUMNS, [(pid, book.ratings.get(pid), rated_games[pid], *counts) for pid, counts in totals.items()])
+                ledger.play(facts)
+            ledger.flush_rows()
+        _insert(PlayerStats, STATS_COLUMNS, ledger.stats_rows())
     return len(games)
 
 
 def _db_datetime(value: datetime) -> Any:
     return connection.ops.adapt_datetimefield_value(value)
+
+
+def _column(model: Any, name: str) -> str:
+    return str(model._meta.get_field(name.removesuffix("_id") if name.endswith("_id") else name).column)
 
 
 def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
@@ -336,7 +476,7 @@ def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None
     if not rows:
         return
     table = connection.ops.quote_name(model._meta.db_table)
-    names = ", ".join(connection.ops.quote_name(model._meta.get_field(c.removesuffix("_id") if c.endswith("_id") else c).column) for c in columns)
+    names = ", ".join(connection.ops.quote_name(_column(model, c)) for c in columns)
     placeholders = ", ".join(["%s"] * len(columns))
     with connection.cursor() as cursor:
         cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)

@@ -14,20 +14,18 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from django.db import connection
 from django.db.models import (
     Count,
     ExpressionWrapper,
     F,
     FloatField,
-    OuterRef,
     Q,
-    Subquery,
-    Sum,
 )
 from django.utils import timezone
 
 from games.models import SeatResult
-from players.models import PlayerGame, PlayerStats
+from players.models import Player, PlayerGame, PlayerStats
 from players.statistics import COUNTERS, ROLES, rate
 
 TABS = ("rating", *ROLES)
@@ -50,13 +48,20 @@ class Filters:
     def season(self) -> bool:
         return self.start is not None or self.end is not None
 
+    def bounds(self) -> tuple[datetime | None, datetime | None]:
+        """The season as [start, end) moments in the current time zone (days inclusive)."""
+        tz = timezone.get_current_timezone()
+        start = datetime.combine(self.start, time.min, tz) if self.start else None
+        end = datetime.combine(self.end + timedelta(days=1), time.min, tz) if self.end else None
+        return start, end
+
     def range_q(self, prefix: str = "") -> Q:
         q = Q()
-        tz = timezone.get_current_timezone()
-        if self.start:
-            q &= Q(**{f"{prefix}finished_at__gte": datetime.combine(self.start, time.min, tz)})
-        if self.end:
-            q &= Q(**{f"{prefix}finished_at__lt": datetime.combine(self.end + timedelta(days=1), time.min, tz)})
+        start, end = self.bounds()
+        if start is not None:
+            q &= Q(**{f"{prefix}finished_at__gte": start})
+        if end is not None:
+            q &= Q(**{f"{prefix}finished_at__lt": end})
         return q
 
 
@@ -134,18 +139,49 @@ def _stored_page(f: Filters) -> tuple[list[Row], int]:
 
 
 def _season_rows(f: Filters) -> list[Row]:
-    in_range = PlayerGame.objects.filter(f.range_q())
-    last_rating = PlayerGame.objects.filter(f.range_q(), player_id=OuterRef("player_id"), rated=True).order_by("-finished_at", "-game_id").values("rating_after")[:1]
-    sums = {n: Sum(n) for n in COUNTERS}
-    data = (
-        in_range.values("player_id", "player__nickname")
-        .annotate(**sums, rated_games=Count("pk", filter=Q(rated=True)), delta=Sum(F("rating_after") - F("rating_before"), filter=Q(rated=True)), rating=Subquery(last_rating))
-        .order_by()
+    """Every player's sums over the season's rows, with the rating after his last
+    counted game of the season: one aggregated query (GROUP BY player over the
+    range, which also finds when his last counted game of the range ended; his
+    rating is read from that one row through the (player, finished_at) index),
+    plain SQL that SQLite and PostgreSQL both run, values read straight from the
+    cursor (no per-value converters for the thousands of rows)."""
+    q = connection.ops.quote_name
+    pg, player = PlayerGame._meta, Player._meta
+
+    def col(name: str) -> str:
+        return q(str(getattr(pg.get_field(name), "column", name)))
+
+    where, params = ["1 = 1"], []
+    start, end = f.bounds()
+    if start is not None:
+        where.append(f"{col('finished_at')} >= %s")
+        params.append(connection.ops.adapt_datetimefield_value(start))
+    if end is not None:
+        where.append(f"{col('finished_at')} < %s")
+        params.append(connection.ops.adapt_datetimefield_value(end))
+    in_range = " AND ".join(where)
+    rated, table, pid, at = col("rated"), q(pg.db_table), col("player"), col("finished_at")
+    nickname = q(str(player.get_field("nickname").column))
+    sums = ", ".join(f"SUM({col(n)})" for n in COUNTERS)
+    sql = (
+        f"SELECT g.*, p.{nickname}, "
+        f"(SELECT x.{col('rating_after')} FROM {table} x WHERE x.{pid} = g.pid AND x.{rated} AND x.{at} = g.last_at "
+        f"ORDER BY x.{col('game')} DESC LIMIT 1) "
+        f"FROM (SELECT {pid} AS pid, {sums}, SUM(CASE WHEN {rated} THEN 1 ELSE 0 END), "
+        f"SUM(CASE WHEN {rated} THEN {col('rating_after')} - {col('rating_before')} END), "
+        f"MAX(CASE WHEN {rated} THEN {at} END) AS last_at "
+        f"FROM {table} WHERE {in_range} GROUP BY {pid}) g "
+        f"JOIN {q(player.db_table)} p ON p.{q(str(player.pk.column))} = g.pid"
     )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        data = cursor.fetchall()
+    n = len(COUNTERS)
     out = []
-    for d in data:
-        values: dict[str, Any] = dict(d)
-        out.append(Row(values["player_id"], values["player__nickname"], values["rating"], values["rated_games"], {n: values[n] or 0 for n in COUNTERS}, values["delta"]))
+    for player_id, *values in data:
+        counters = {name: int(v or 0) for name, v in zip(COUNTERS, values[:n], strict=True)}
+        rated_games, delta, _last_at, nick, rating = values[n:]
+        out.append(Row(player_id, nick, rating, int(rated_games or 0), counters, delta))
     return out
 
 

@@ -95,31 +95,50 @@ class Line:
 def seat_line(result: Mapping[str, Any], checks: Iterable[Mapping[str, Any]] = ()) -> Line:
     """One seat's line. `result`: a SeatResult as a dict; `checks`: the game's
     night checks as dicts with kind (sheriff_check | don_check), actor_seat, result."""
+    return Line(*seat_counts(result, checks))
+
+
+_ROLE_SLOT = {role: 3 + 2 * i for i, role in enumerate(ROLES)}  # index of "<role>_games" in COUNTERS
+
+
+def seat_counts(result: Mapping[str, Any], checks: Iterable[Mapping[str, Any]] = ()) -> tuple[int, ...]:
+    """``seat_line`` as a tuple in COUNTERS order (the rebuild calls it for every seat)."""
     role = str(result["role"])
     seat = result["seat_no"]
-    won = bool(result["won"])
-    line = Line(games=1, wins=int(won), draws=int(result.get("winner") == "draw"))
-    if role in ROLES:
-        setattr(line, f"{role}_games", 1)
-        setattr(line, f"{role}_wins", int(won))
+    won = int(bool(result["won"]))
+    counts = [0] * len(COUNTERS)
+    counts[0] = 1
+    counts[1] = won
+    counts[2] = int(result.get("winner") == "draw")
+    slot = _ROLE_SLOT.get(role)
+    if slot is not None:
+        counts[slot] = 1
+        counts[slot + 1] = won
+    sheriff_checks = sheriff_blacks = don_checks = don_found = 0
     for check in checks:
         if check.get("actor_seat") != seat:
             continue
         if check["kind"] == "sheriff_check" and role == "sheriff":
-            line.sheriff_checks += 1
-            line.sheriff_blacks_found += int(check.get("result") == "black")
+            sheriff_checks += 1
+            sheriff_blacks += int(check.get("result") == "black")
         elif check["kind"] == "don_check" and role == "don":
-            line.don_checks += 1
-            line.don_found_sheriff += int(check.get("result") == "sheriff")
-    line.best_moves = int(bool(result.get("best_move_accepted")))
-    line.best_move_blacks = int(result.get("best_move_blacks") or 0)
+            don_checks += 1
+            don_found += int(check.get("result") == "sheriff")
     shot_first = bool(result.get("first_night_victim"))
-    line.shot_first_night = int(shot_first)
-    line.ci_received = int(shot_first and role in ("civilian", "sheriff"))
-    line.fouls = int(result.get("fouls") or 0)
-    line.removals = int(bool(result.get("removed_by_fouls") or result.get("disqualified")))
-    line.ppk = int(bool(result.get("ppk")))
-    return line
+    counts[11:] = [
+        sheriff_checks,
+        sheriff_blacks,
+        don_checks,
+        don_found,
+        int(bool(result.get("best_move_accepted"))),
+        int(result.get("best_move_blacks") or 0),
+        int(shot_first),
+        int(shot_first and role in ("civilian", "sheriff")),
+        int(result.get("fouls") or 0),
+        int(bool(result.get("removed_by_fouls") or result.get("disqualified"))),
+        int(bool(result.get("ppk"))),
+    ]
+    return tuple(counts)
 
 
 def total(lines: Iterable[Line | Mapping[str, Any]]) -> Line:

@@ -158,6 +158,7 @@ class StageForm(forms.Form):
 class SeatingForm(forms.Form):
     rounds = forms.IntegerField(label=_("Туров"), min_value=1, max_value=60, initial=10)
     seed = forms.CharField(label=_("Зерно (пусто — случайное)"), max_length=64, required=False)
+    other_tournaments = forms.BooleanField(label=_("Учитывать историю игроков из других турниров"), required=False)
 
 
 class HostForm(forms.Form):

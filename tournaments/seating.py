@@ -6,6 +6,9 @@ Pure Python, no Django. Terms:
   balances games, seats and opponents over the block, starting from the
   *history* (tables of earlier rounds, e.g. earlier stages) for seats and
   opponents.
+- *pair history*: how often two players already played together elsewhere
+  (e.g. in other tournaments); it only weighs on opponents (step 2), never on
+  seats or sit-outs, which are this tournament's own matter.
 - *table*: ten players in seat order (seat 1 first).
 - *sitting out*: the players without a table in a round when P is not a
   multiple of ten.
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,9 +104,13 @@ def generate(
     seed: str,
     table_size: int = TABLE_SIZE,
     history: Sequence[Sequence[Any]] = (),
+    pair_history: Mapping[tuple[Any, Any], int] | None = None,
     effort: float = 1.0,
 ) -> Schedule:
-    """Seat `players` for `rounds` rounds (see the module docstring)."""
+    """Seat `players` for `rounds` rounds (see the module docstring).
+
+    `pair_history`: (a, b) -> games a and b played together before (either order;
+    pairs naming a key not in `players` are ignored)."""
     players = list(players)
     p = len(players)
     if len(set(players)) != p:
@@ -127,6 +134,11 @@ def generate(
             for _, b in known:
                 if a != b:
                     met[a][b] += 1
+    for (ka, kb), times in (pair_history or {}).items():
+        ia, ib = idx.get(ka), idx.get(kb)
+        if ia is not None and ib is not None and ia != ib and times > 0:
+            met[ia][ib] += times
+            met[ib][ia] += times
     games = [0] * p
     order = list(range(p))
     rng.shuffle(order)

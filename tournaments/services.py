@@ -255,17 +255,40 @@ def stage_history(stage: Stage) -> list[list[int]]:
     return list(tables.values())
 
 
+def other_tournaments_pairs(tournament_id: int, participants: Sequence[Participant]) -> dict[tuple[int, int], int]:
+    """(participant, participant) -> how many tables of *other* tournaments the two
+    persons (``Participant.player``) shared, counting tables whose game was started.
+    Participants without a player have no history."""
+    by_player = {p.player_id: p.pk for p in participants if p.player_id is not None}
+    if not by_player:
+        return {}
+    tables: dict[int, list[int]] = {}
+    seats = TableSeat.objects.filter(participant__player_id__in=list(by_player), table__game__isnull=False).exclude(table__round__stage__tournament_id=tournament_id)
+    for table_id, player_id in seats.values_list("table_id", "participant__player_id"):
+        tables.setdefault(table_id, []).append(by_player[player_id])
+    pairs: dict[tuple[int, int], int] = {}
+    for people in tables.values():
+        people = sorted(set(people))
+        for i, a in enumerate(people):
+            for b in people[i + 1 :]:
+                pairs[(a, b)] = pairs.get((a, b), 0) + 1
+    return pairs
+
+
 def stage_generate_seating(
     *,
     stage: Stage,
     rounds: int,
     seed: str = "",
     participants: Sequence[Participant] | None = None,
+    other_tournaments: bool = False,
 ) -> seating.Schedule:
     """Seat rounds 1..`rounds` of the stage (tournaments/seating.py), from a recorded seed.
 
     Refused once a game of the stage was started; tables of rounds already
-    seated are replaced; hosts stay with their table numbers.
+    seated are replaced; hosts stay with their table numbers. With
+    `other_tournaments` (the organizer asks) the persons' tables in other
+    tournaments count as opponents already met.
     """
     if rounds < 1 or rounds > 60:
         raise TournamentError(_("Число туров должно быть от 1 до 60."), "rounds")
@@ -280,7 +303,8 @@ def stage_generate_seating(
         locked = Stage.objects.select_for_update().get(pk=stage.pk)
         if Table.objects.filter(round__stage=locked, game__isnull=False).exists():
             raise TournamentError(_("В этапе уже начаты игры: рассадку можно менять только вручную."), "rounds")
-        schedule = seating.generate([p.pk for p in participants], rounds, seed=seed, history=stage_history(locked))
+        pairs = other_tournaments_pairs(locked.tournament_id, participants) if other_tournaments else None
+        schedule = seating.generate([p.pk for p in participants], rounds, seed=seed, history=stage_history(locked), pair_history=pairs)
         hosts = dict(Table.objects.filter(round__stage=locked, host__isnull=False).order_by("round__number").values_list("number", "host_id"))
         Table.objects.filter(round__stage=locked).delete()
         locked.rounds.filter(number__gt=rounds).delete()
@@ -294,7 +318,7 @@ def stage_generate_seating(
         TableSeat.objects.bulk_create(seats)
         quality = schedule.quality()
         locked.seating_seed = seed
-        locked.seating_quality = quality.as_dict() | {"rounds": rounds, "participants": len(participants)}
+        locked.seating_quality = quality.as_dict() | {"rounds": rounds, "participants": len(participants), "other_tournaments": other_tournaments}
         locked.save(update_fields=["seating_seed", "seating_quality"])
     stage.seating_seed, stage.seating_quality = locked.seating_seed, locked.seating_quality
     return schedule

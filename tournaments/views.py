@@ -256,7 +256,7 @@ def stage_seating(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     form = SeatingForm(request.POST)
     if form.is_valid():
         try:
-            services.stage_generate_seating(stage=stage, rounds=form.cleaned_data["rounds"], seed=form.cleaned_data["seed"] or "")
+            services.stage_generate_seating(stage=stage, rounds=form.cleaned_data["rounds"], seed=form.cleaned_data["seed"] or "", other_tournaments=form.cleaned_data["other_tournaments"])
             messages.success(request, _("Рассадка построена (зерно %(seed)s).") % {"seed": stage.seating_seed})
         except services.TournamentError as exc:
             messages.error(request, exc.message)

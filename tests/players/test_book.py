@@ -157,3 +157,67 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
     assert rating(p["Alpha"]) == 1510.0
     client.post(url, {"rated": "0", "next": "//evil.example/"})
     assert rating(p["Alpha"]) is None
+
+
+def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_num_queries):
+    """One probe, the result rows (with players and the tournament flag), the checks,
+    the players' totals, and three writes — no query per player."""
+    from games.signals import results_changed
+
+    pool = [f"P{i:02d}" for i in range(1, 15)]
+    make_players(pool)
+    rng = random.Random(5)
+    random_finished_game(host, rng.sample(pool, 10), rng)
+    results_changed.disconnect(dispatch_uid="players.book.on_results_changed")
+    try:
+        game = random_finished_game(host, rng.sample(pool, 10), rng)
+    finally:
+        results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")
+    book._link_seats([game.pk], None)
+    assert not PlayerGame.objects.filter(game=game).exists()
+    with django_assert_max_num_queries(7):
+        book.sync_game(game)
+    assert PlayerGame.objects.filter(game=game).count() == 10
+    incremental = snapshot()
+    book.recompute()
+    assert snapshot() == incremental
+
+
+def test_season_rows_sum_the_range_and_take_the_last_counted_rating(host):
+    """The season query (one aggregated query) against the stored rows: the whole
+    range equals the stored totals; a range ending before the last games gives each
+    player's rating after his last counted game in it, and Δ over the range."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Game
+    from players import leaderboard
+
+    pool = [f"P{i:02d}" for i in range(1, 15)]
+    make_players(pool)
+    rng = random.Random(7)
+    games = [random_finished_game(host, rng.sample(pool, 10), rng, rated=n != 2) for n in range(6)]
+    # spread the ends over days (recompute keeps the stored rows in step)
+    today = timezone.localdate()
+    for n, g in enumerate(games):
+        Game.objects.filter(pk=g.pk).update(finished_at=timezone.now() - timedelta(days=10 - n))
+    book.recompute()
+    everything = leaderboard._season_rows(leaderboard.Filters(start=today - timedelta(days=30), end=today))
+    stored = {s.player_id: s for s in PlayerStats.objects.all()}
+    assert {r.player_id for r in everything} == set(stored)
+    for r in everything:
+        s = stored[r.player_id]
+        assert r.rating == s.rating and r.rated_games == s.rated_games
+        assert r.counters == {n: getattr(s, n) for n in leaderboard.COUNTERS}
+    cut = today - timedelta(days=8)  # games 0..2 (game 2 not rated)
+    early = {r.player_id: r for r in leaderboard._season_rows(leaderboard.Filters(end=cut))}
+    in_range = PlayerGame.objects.filter(finished_at__lt=timezone.now() - timedelta(days=7, hours=12))
+    expected_players = set(in_range.values_list("player_id", flat=True))
+    assert set(early) == expected_players
+    for pid in expected_players:
+        rows = list(in_range.filter(player_id=pid).order_by("finished_at", "game_id"))
+        rated = [x for x in rows if x.rated]
+        assert early[pid].rating == (rated[-1].rating_after if rated else None)
+        assert early[pid].rated_games == len(rated) and early[pid].games == len(rows)
+        assert early[pid].delta == (A(sum(x.rating_after - x.rating_before for x in rated)) if rated else None)

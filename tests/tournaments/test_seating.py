@@ -103,3 +103,23 @@ def test_refusals():
         generate([1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 3, seed="x")
     with pytest.raises(SeatingError):
         generate(list(range(10)), 0, seed="x")
+
+
+def test_pair_history_from_elsewhere_splits_players_who_often_met():
+    """Players 0..9 played together often elsewhere (another tournament): with that
+    pair history they are spread over both tables; seats and sit-outs ignore it."""
+    players = list(range(20))
+    often = {(a, b): 5 for a in range(10) for b in range(a + 1, 10)}
+    often[(3, 99)] = 7  # a player not in this field: ignored
+
+    def worst(schedule):
+        return max(sum(1 for k in table if k < 10) for rnd in schedule.rounds for table in rnd)
+
+    seeds = ("ab", "cd", "ef", "gh", "ph")
+    blind = [generate(players, 1, seed=s) for s in seeds]
+    aware = [generate(players, 1, seed=s, pair_history=often) for s in seeds]
+    assert max(worst(b) for b in blind) > 5  # blind, some seeds put 6 or 7 of them at one table
+    assert [worst(a) for a in aware] == [5] * len(seeds)
+    aware = aware[0]
+    assert measure(players, aware.rounds).seat_excess == 0
+    assert aware.quality().as_dict() == measure(players, aware.rounds).as_dict()

@@ -169,3 +169,50 @@ def test_an_annulled_table_game_is_replayed_with_a_new_game(host):
     assert "переигровка" in table.game.title
     assert Game.objects.get(pk=first).status == "annulled"
     assert services.round_start_games(round=rnd, by=host).started == []
+
+
+def test_seating_can_weigh_who_played_together_in_other_tournaments(client, host, django_user_model):
+    """A finished cup's tables (through Participant.player) become opponents already met
+    in a new cup when the organizer asks: its two groups are spread 5 + 5 over both
+    tables; a seated but unstarted tournament counts for nothing."""
+    from django.urls import reverse
+
+    from players import services as player_services
+
+    second_host = django_user_model.objects.create_user(username="host2")
+    names = [f"Player{i:02d}" for i in range(1, 21)]
+    for n in names:
+        player_services.player_create(nickname=n)
+    old = seated_tournament(host, [host, second_host], players=20, rounds=1, seed="old")
+    player_services.participants_link_known(participants=old.participants.all())
+    services.round_start_games(round=old.stages.get().rounds.get(), by=host)
+    idle = seated_tournament(host, [host, second_host], players=20, rounds=1, seed="idle")  # never started
+    player_services.participants_link_known(participants=idle.participants.all())
+    old_tables = {s.participant.nickname: s.table.number for s in TableSeat.objects.filter(table__round__stage__tournament=old).select_related("participant", "table")}
+
+    t = services.tournament_create(name="New cup", organizer=host)
+    services.participants_add(tournament=t, entries=names)
+    player_services.participants_link_known(participants=t.participants.all())
+    mine = list(t.participants.order_by("pk"))
+    nick = {p.pk: p.nickname for p in mine}
+    pairs = services.other_tournaments_pairs(t.pk, mine)
+    assert len(pairs) == 2 * 45 and set(pairs.values()) == {1}
+    assert all(old_tables[nick[a]] == old_tables[nick[b]] for a, b in pairs)
+    assert services.other_tournaments_pairs(old.pk, list(old.participants.all())) == {}  # the idle cup has no games
+
+    stage = services.stage_create(tournament=t)
+    client.force_login(host)
+    r = client.post(reverse("tournaments:stage_seating", args=[t.pk, stage.pk]), {"rounds": 1, "seed": "new", "other_tournaments": "on"})
+    assert r.status_code == 302
+    stage.refresh_from_db()
+    assert stage.seating_quality["other_tournaments"] is True
+    for table in Table.objects.filter(round__stage=stage):
+        groups = [old_tables[s.participant.nickname] for s in table.seats.select_related("participant")]
+        assert sorted(groups.count(g) for g in (1, 2)) == [5, 5]
+    assert "Учитывать историю игроков из других турниров" in client.get(reverse("tournaments:stage", args=[t.pk, stage.pk])).content.decode()
+    from django.utils import translation
+
+    from tournaments.forms import SeatingForm
+
+    with translation.override("en"):
+        assert str(SeatingForm().fields["other_tournaments"].label) == "Take the players' history in other tournaments into account"
