@@ -25,6 +25,9 @@ setup: $(STAMP)
 
 run: setup
 	$(PY) manage.py demo_data
+	@# The demo's seats and participants become players, their rated games a rating.
+	$(PY) manage.py link_players --create
+	$(PY) manage.py recompute_ratings
 	@echo ""
 	@echo "  Open http://$(HOST):$(PORT)/  — demo host login: demo / demo-pass"
 	@echo ""

@@ -8,7 +8,10 @@ Terms:
   or one of his aliases (former nicknames).
 - *ambiguous*: the key names several players (two people once used it).
 - *suggestion*: a player whose nickname or alias is close to the typed one
-  (difflib's ratio), offered to a person, never linked by itself.
+  (difflib's ratio) and carries the same numbers, offered to a person, never
+  linked by itself. Numbers tell people apart (``Игрок_01`` and ``Игрок_02``,
+  ``Max2`` and ``Max3`` are two players), so a name with other digits is never
+  offered as the same person misspelt.
 - *new*: neither known nor close to anybody.
 """
 
@@ -20,11 +23,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 _SPACES = re.compile(r"\s+")
+_NUMBERS = re.compile(r"\d+")
 
 KNOWN = "known"
 AMBIGUOUS = "ambiguous"
 SUGGEST = "suggest"
 NEW = "new"
+
+
+def _numbers(key: str) -> list[str]:
+    """The numbers in a name, leading zeros dropped (``01`` is ``1``)."""
+    return [n.lstrip("0") or "0" for n in _NUMBERS.findall(key)]
 
 
 def normalize(nickname: str) -> str:
@@ -72,7 +81,10 @@ class NameIndex:
 
     def close(self, key: str) -> list[Candidate]:
         seen: dict[int, Candidate] = {}
+        numbers = _numbers(key)
         for near in difflib.get_close_matches(key, list(self._by_key), n=self.limit * 2, cutoff=self.cutoff):
+            if _numbers(near) != numbers:
+                continue
             for candidate in self._by_key[near].values():
                 seen.setdefault(candidate.player_id, candidate)
         return list(seen.values())[: self.limit]

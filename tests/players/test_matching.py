@@ -62,3 +62,12 @@ def test_close_nicknames_are_suggested_never_linked():
 def test_unknown_nickname_is_new():
     m = index().match("Совсем Другой")
     assert m.status == NEW and m.suggestions == []
+
+
+def test_names_with_other_numbers_are_other_players_not_suggestions():
+    numbered = NameIndex([(1, "Игрок_01", "Игрок_01"), (2, "Max2", "Max2"), (3, "Ночной Волк", "Ночной Волк")])
+    assert numbered.match("Игрок_02").status == NEW
+    assert numbered.match("Max3").status == NEW
+    # The same numbers (leading zeros aside) misspelt are still offered.
+    assert [c.player_id for c in numbered.match("Игрок_1").suggestions] == [1]
+    assert [c.player_id for c in numbered.match("Ночной Вол").suggestions] == [3]
