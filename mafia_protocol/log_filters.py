@@ -24,8 +24,10 @@ class OneLineClientErrors(logging.Filter):
         request = getattr(record, "request", None)
         if not isinstance(status, int) or status >= 500 or request is None:
             return True
-        # A record may meet the filter twice (a logging config installed twice,
-        # e.g. by a settings override in tests): rewrite it once.
+        # A record may meet two instances of this filter: logging's dictConfig
+        # adds a logger's filters again each time it runs on an existing logger
+        # (a second django.setup() in one process), without removing the old
+        # ones. Rewrite it once.
         if getattr(record, "one_line_client_error", False):
             return True
         record.one_line_client_error = True
