@@ -19,7 +19,8 @@ $(STAMP): $(PY) pyproject.toml
 	@touch $(STAMP)
 
 setup: $(STAMP)
-	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0 || echo "warning: compilemessages failed; the committed .mo catalogues are used"
+	@# The compiled .mo catalogues are build output, never committed (they cannot be merged).
+	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0
 	$(PY) manage.py migrate --noinput --verbosity 0
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 
