@@ -735,6 +735,8 @@ _RU: dict[str, str] = {
     "shot_target_not_at_table": "№%(target)s не за столом.",
     "best_move_too_many": "В лучшем ходе не больше трёх номеров (названо %(count)s).",
     "penalty_not_at_table": "№%(seat)s не за столом и не говорит последнее слово: наказание невозможно.",
+    "penalty_after_leaving": "№%(seat)s покинул игру: после ухода возможны только предупреждение или серая карточка.",
+    "f18_grey_card_instead": "за это нарушение 4-й и дисквалифицирующий фол не ставится: дайте №%(seat)s серую карточку («%(grey_card_ru)s»).",
     "remove_not_at_table": "№%(seat)s не за столом.",
     "ppk_seat_not_of_team": "№%(seat)s не из этой команды.",
     "wink_not_at_table": "№%(by)s не за столом.",
