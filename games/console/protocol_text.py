@@ -328,6 +328,9 @@ class ProtocolLine:
     kind: str  # the action's `do`
     minor: bool = False  # a plain `next`: shown muted
     action: dict[str, Any] | None = None
+    # A stored action today's rules refuse (a log recorded under an earlier
+    # reading, issue 21): skipped by the replay, shown as such.
+    refused: bool = False
 
     @property
     def full(self) -> str:
@@ -336,7 +339,7 @@ class ProtocolLine:
     @cached_property
     def html(self) -> str:
         """The line as an <li> of the console's protocol (built once; lines are cached)."""
-        cls = f"pl pl-{self.kind}" + (" is-minor" if self.minor else "")
+        cls = f"pl pl-{self.kind}" + (" is-minor" if self.minor else "") + (" is-refused" if self.refused else "")
         return f'<li class="{cls}"><span class="pl-when">{escape(self.when)}:</span> {escape(self.text)}</li>'
 
 
@@ -344,7 +347,9 @@ class ProtocolLine:
 class Replayed:
     state: GameState
     lines: list[ProtocolLine] = field(default_factory=list)
-    error: RuleViolation | None = None  # a stored log the engine now refuses (should never happen)
+    error: RuleViolation | None = None  # kept for callers; a refused stored action no longer stops the replay
+    # (index, refusal) of each stored action today's rules refuse (games.rules.replay_as_recorded).
+    refused: list[tuple[int, RuleViolation]] = field(default_factory=list)
 
 
 class _Before:
@@ -413,12 +418,18 @@ def replay_lines(
         before = _Before(state)
         try:
             apply_in_place(state, action)
-        except RuleViolation as exc:  # pragma: no cover - a corrupt log; keep the page usable
-            out.error = exc
-            break
+        except RuleViolation as exc:
+            # A stored action today's rules refuse (issue 21: a log recorded
+            # under an earlier reading): skipped, exactly as
+            # games.rules.replay_as_recorded does, and shown as refused.
+            state.count += 1
+            out.refused.append((i, exc))
+            text = refused_text(action, exc)
+            out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, _prefix(before), text, str(action.get("do", "")), False, action, refused=True))  # type: ignore[arg-type]
+            continue
         when, text, minor = describe(action, before, state, i)  # type: ignore[arg-type]
         out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action))
-    if key is not None and out.error is None:
+    if key is not None and out.error is None and not out.refused:
         entry = _Cached(out.lines, state.copy())
         with _CACHE_LOCK:
             _CACHE[key] = entry
@@ -426,6 +437,24 @@ def replay_lines(
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return out
+
+
+def refused_summary(refused: list[tuple[int, RuleViolation]], seqs: list[int] | None = None) -> str:
+    """One notice for the console: which stored actions today's rules refuse."""
+    if not refused:
+        return ""
+    items = ", ".join(f"№{seqs[i] if seqs and i < len(seqs) else i + 1} ({exc.rule})" for i, exc in refused)
+    return gettext("Игра записана по прежнему прочтению правил: по нынешним правилам не принимаются и пропущены действия %(list)s (см. протокол).") % {"list": items}
+
+
+def refused_text(action: dict[str, Any], exc: RuleViolation) -> str:
+    """The protocol line of a stored action today's rules refuse."""
+    do = str(action.get("do", ""))
+    what = penalty_name(do)
+    seat = action.get("seat")
+    if isinstance(seat, int):
+        what = f"{what} {_seat(seat)}"
+    return gettext("Записано: %(action)s — по нынешним правилам не принимается и пропущено (%(why)s)") % {"action": what, "why": violation_text(exc)}
 
 
 def describe(action: dict[str, Any], before: GameState, after: GameState, index: int) -> tuple[str, str, bool]:

@@ -153,7 +153,9 @@ def replay_as_recorded(actions: Iterable[Action], regulations: Regulations | Non
     RuleViolation)``, ``index`` being its position in ``actions`` (``expect``
     checkpoints count, and are skipped). Everything after it is applied to
     the state without it, so the game stays readable and the reader can say
-    which recorded actions today's rules refuse.
+    which recorded actions today's rules refuse. The skipped action still
+    counts for the record's ``index`` (``state.count``), so every later
+    record entry points at its own stored action.
 
     ``replay`` is the strict form (the first refusal raises); for a log that
     today's rules accept whole both give the same state. Used by
@@ -168,6 +170,9 @@ def replay_as_recorded(actions: Iterable[Action], regulations: Regulations | Non
             apply_in_place(state, action)
         except RuleViolation as exc:
             refused.append((index, exc))
+            # The skipped action keeps its place: the record's ``index`` of
+            # every later entry still names its own stored action.
+            state.count += 1
     return state, refused
 
 
@@ -951,7 +956,8 @@ def penalty_offer(state: GameState, seat: int) -> dict[str, Any]:
 
     ``kinds``: the penalty kinds the engine accepts for him (F1, F3, F19:
     a player who has left gets a warning or a grey card only; X4 removal
-    only at the table; ППК of his team while the game runs); ``withheld``:
+    only at the table; ППК of his team from a seat at the table or in his
+    own last word); ``withheld``:
     per kind, the F16 reason codes that kind must not be given for (F18:
     never a 4th or disqualifying foul for the three offences — the grey
     card instead)."""
@@ -966,7 +972,8 @@ def penalty_offer(state: GameState, seat: int) -> dict[str, Any]:
         kinds.extend(AFTER_LEAVING_KINDS)
     if at_table:
         kinds.append("remove")
-        kinds.append("ppk")
+    if at_table or _on_own_last_word(state, seat):
+        kinds.append("ppk")  # W5: his team's loss; after leaving, not from his seat's menu
     for kind in ("foul", "disqualify"):
         if kind in kinds:
             codes = [c for c in F18_GREY_CARD if f18_refusal(state, kind, seat, reason_code=c) is not None]
