@@ -557,7 +557,8 @@ def _write_results(game: Game, state: GameState) -> None:
                 grey_cards=sum(1 for p in mine if p["kind"] == "grey_card"),
                 # From the penalties, not from `how`: a removing penalty during
                 # his own last word keeps his left entry (W3) yet still counts.
-                disqualified=any(p["kind"] == "disqualify" or (p["kind"] == "warning" and (p.get("count") or 0) >= regs.warnings_to_remove) for p in mine),
+                # A 2nd warning after leaving (RULES F19) removes nobody: not a disqualification.
+                disqualified=any(p["kind"] == "disqualify" or (p["kind"] == "warning" and (p.get("count") or 0) >= regs.warnings_to_remove and not p.get("after_leaving")) for p in mine),
                 removed_by_fouls=any(p["kind"] == "foul" and (p.get("count") or 0) >= regs.fouls_to_remove for p in mine),
                 ppk=any(p["kind"] == "ppk" for p in mine),
                 first_night_victim=first_night_victim == seat_no,

@@ -114,3 +114,13 @@ def test_f19_second_warning_after_leaving_recorded_in_protocol_and_discipline_sh
     ws = wb["Дисциплина"]
     cells = [str(c.value) for row in ws.iter_rows() for c in row if c.value]
     assert any("7" in v and ("ЧС" in v or "дней" in v) for v in cells), cells
+
+
+@pytest.mark.django_db
+def test_n7_best_move_with_no_seat_is_not_accepted_in_the_xlsx(host):
+    game = imported(host, [*SETUP, *[{"do": "next"}] * 10, {"do": "shots", "by": {"8": 1, "9": 1, "10": 1}}, {"do": "next"}, {"do": "next"}, {"do": "best_move", "seats": []}])
+    assert game_state(game).best_move is None
+    wb = load_workbook(io.BytesIO(exports.workbook_bytes(exports.build_games_workbook([game], "ru", details=True))))
+    cells = [str(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value]
+    assert "не принят" in cells
+    assert not any(v.startswith("принят, чёрных") for v in cells)
