@@ -669,7 +669,11 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
         elif kind == "draw":
             out.append("→ " + gettext("три ночи без выбываний: ничья (W4)"))
         elif kind == "decided_by_shot":
-            out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
+            if after.step == "best_move":
+                # RULES W1 INTERP (issue 21): the checks are skipped, his N1 best move is not.
+                out.append("→ " + gettext("выстрел решил игру (W1): проверок этой ночью нет; лучший ход за убитым (N6)"))
+            else:
+                out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
     if after.winner and not before.winner and do != "ppk":
         out.append("→ " + winner_text(after.winner))
     if after.status == "finished" and before.status != "finished" and do == "next" and after.winner:
@@ -765,7 +769,7 @@ _RU: dict[str, str] = {
     "best_move_too_many": "В лучшем ходе не больше трёх номеров (названо %(count)s).",
     "penalty_not_at_table": "№%(seat)s не за столом и не говорит последнее слово: наказание невозможно.",
     "penalty_after_leaving": "№%(seat)s покинул игру: после ухода возможны только предупреждение или серая карточка.",
-    "f18_grey_card_instead": "за это нарушение 4-й и дисквалифицирующий фол не ставится: дайте №%(seat)s серую карточку («%(grey_card_ru)s»).",
+    "f18_grey_card_instead": "за это нарушение 4-й и дисквалифицирующий фол не ставится: дайте №%(seat)s серую карточку (то же нарушение «при трёх фолах»).",
     "remove_not_at_table": "№%(seat)s не за столом.",
     "ppk_seat_not_of_team": "№%(seat)s не из этой команды.",
     "wink_not_at_table": "№%(by)s не за столом.",

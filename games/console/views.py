@@ -514,6 +514,7 @@ def console_context(game: Game) -> dict[str, Any]:
         "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
         "nominate_by": nominate["by"] if nominate else None,
         "replay_error": pt.violation_text(rep.error) if rep.error else pt.refused_summary(rep.refused, seqs),
+        "decided_winner": pt.winner_text(state.winner) if state.winner and state.status == "running" else "",
         "step_key": pt.step_key(state),
         "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
         "cancelled_votes": pt.cancelled_votes(state),
