@@ -113,7 +113,7 @@ def test_f19_second_warning_after_leaving_recorded_in_protocol_and_discipline_sh
     wb = load_workbook(io.BytesIO(exports.workbook_bytes(exports.build_games_workbook([game], "ru", details=True))))
     ws = wb["Дисциплина"]
     cells = [str(c.value) for row in ws.iter_rows() for c in row if c.value]
-    assert any("7" in v and ("ЧС" in v or "дней" in v) for v in cells), cells
+    assert any("ЧС на 7 дней (F4)" in v and "после ухода из игры (F19)" in v for v in cells), cells
 
 
 @pytest.mark.django_db
@@ -124,3 +124,19 @@ def test_n7_best_move_with_no_seat_is_not_accepted_in_the_xlsx(host):
     cells = [str(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value]
     assert "не принят" in cells
     assert not any(v.startswith("принят, чёрных") for v in cells)
+
+
+@pytest.mark.django_db
+def test_f19_protocol_lines_of_warnings_after_leaving(host):
+    from django.utils.translation import override
+
+    from games.console import protocol_text
+
+    actions = [*SETUP, {"do": "disqualify", "seat": 6}, {"do": "warning", "seat": 6}, {"do": "warning", "seat": 6}]
+    with override("ru"):
+        lines = [line.full for line in protocol_text.replay_lines(actions).lines]
+    assert "после ухода из игры (F19)" in lines[-2] and "ЧС" not in lines[-2]
+    assert "после ухода из игры (F19)" in lines[-1] and "ЧС на 7 дней (F4)" in lines[-1]
+    assert "покидает игру" not in lines[-1]
+    with override("en"):
+        assert "7-day ban (F4)" in protocol_text.replay_lines(actions).lines[-1].full

@@ -637,6 +637,11 @@ def _describe_penalty(do: str, action: dict[str, Any], after: GameState, index: 
     reason = _reason_for_reader(e.get("reason") or action.get("reason"), action.get("reason_code"))
     if reason:
         text += f": {reason}"
+    if e.get("after_leaving"):
+        # RULES F19: recorded after he left; nothing changes at the table.
+        text += " — " + gettext("после ухода из игры (F19): за столом ничего не меняет")
+    if do == "warning" and e.get("ban"):
+        text += "; " + gettext("ЧС на 7 дней (F4)")
     return text
 
 
