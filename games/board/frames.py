@@ -62,10 +62,10 @@ from games.models import (
 from games.reading import (
     game_regulations,
     game_state,
+    replay_stored,
     running_tech_pause,
     tech_pause_start,
 )
-from games.rules import replay
 from games.rules.catalogue import reason_text
 
 log = logging.getLogger(__name__)
@@ -444,7 +444,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         # Game.seq counts recorded actions plus undos (services).
         seq = rows.count() + GameAction.objects.filter(game=game, undone_at__lte=as_of).count()
         at = _ms(as_of)
-    state = replay(actions, game_regulations(game))
+    state = replay_stored(actions, game_regulations(game))
     ps = state.public_dict()
     players = list(state.players or [])
     roles = {int(k): v for k, v in (state.roles or {}).items()}
