@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Password guessing on /accounts/login/ and /admin/login/ (login_throttle.py).
+    "mafia_protocol.login_throttle.LoginThrottleMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "mafia_protocol.middleware.RefusalReasonMiddleware",
@@ -216,6 +218,21 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Login throttling (mafia_protocol/login_throttle.py): the failure counts live
+# in this cache, Redis when REDIS_URL is set so every worker shares them.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "login_throttle": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "mafia-protocol-login"}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "login-throttle"}
+    ),
+}
+LOGIN_THROTTLE_ACCOUNT_FAILURES = int(os.environ.get("LOGIN_THROTTLE_ACCOUNT_FAILURES", "5"))
+LOGIN_THROTTLE_ADDRESS_FAILURES = int(os.environ.get("LOGIN_THROTTLE_ADDRESS_FAILURES", "20"))
+LOGIN_THROTTLE_LOCK_SECONDS = int(os.environ.get("LOGIN_THROTTLE_LOCK_SECONDS", "60"))
+LOGIN_THROTTLE_MAX_LOCK_SECONDS = int(os.environ.get("LOGIN_THROTTLE_MAX_LOCK_SECONDS", "3600"))
 
 # Under daphne the live-board frames are rendered and sent after the host's
 # response, from the server's loop (games/board/frames.py); off, the host's request
