@@ -6,8 +6,9 @@ Terms:
   a user with the permission ``games.host_rated_games`` («может вести
   рейтинговые игры»), given to him or to one of his groups by staff in the
   admin;
-- a game *counts for ratings* when it is a tournament table's game, or a
-  casual game marked rated whose host is trusted. `counted_games` is the one
+- a game *counts for ratings* when it is a game of a tournament that a
+  trusted user organizes, or a casual game marked rated whose host is trusted
+  (anyone may create a tournament, so the tournament alone proves nothing). `counted_games` is the one
   place that says so: the full recompute and the incremental update on a
   game's end (players/book.py `_facts`) both ask it, so a plain user who marks
   his game rated moves nobody's rating, whichever path plays it;
@@ -51,8 +52,12 @@ def counted_games(games: QuerySet[Game] | None = None) -> QuerySet[Game]:
     from tournaments.models import Table
 
     qs = Game.objects.all() if games is None else games
-    in_tournament = Exists(Table.objects.filter(game_id=OuterRef("pk")))
-    return qs.filter(in_tournament | Q(rated=True, host__in=trusted_hosts().values("pk")))
+    trusted = trusted_hosts().values("pk")
+    # Anyone signed in may create a tournament, so a tournament's games count
+    # when one of its organizers is trusted, or a plain user's own «cup» would
+    # move ratings as freely as his marked casual games.
+    in_trusted_tournament = Exists(Table.objects.filter(game_id=OuterRef("pk"), round__stage__tournament__organizers__in=trusted))
+    return qs.filter(in_trusted_tournament | Q(rated=True, host__in=trusted))
 
 
 def counted_game_ids(game_ids: Iterable[int]) -> set[int]:
@@ -63,7 +68,11 @@ def counted_game_ids(game_ids: Iterable[int]) -> set[int]:
 
 
 def untrusted_rated_games() -> QuerySet[Game]:
-    """Casual games marked rated whose host is not trusted: they count for
+    """Games that would count but for trust — casual ones marked rated, and
+    tournament ones — whose host or organizers are not trusted: they count for
     nobody's rating; staff see them listed (players:untrusted) to decide
-    whether to grant the host the permission."""
-    return Game.objects.filter(rated=True).exclude(pk__in=counted_games(Game.objects.filter(rated=True)).values("pk")).select_related("host").order_by("-created_at")
+    whether to grant the permission."""
+    from tournaments.models import Table
+
+    candidates = Game.objects.filter(Q(rated=True) | Exists(Table.objects.filter(game_id=OuterRef("pk"))))
+    return candidates.exclude(pk__in=counted_games(candidates).values("pk")).select_related("host").order_by("-created_at")

@@ -187,7 +187,7 @@ def participants_players(request: HttpRequest, pk: int) -> HttpResponse:
     choices = {int(k.removeprefix("player-")): str(v) for k, v in request.POST.items() if k.startswith("player-") and k.removeprefix("player-").isdigit() and v}
     error = ""
     try:
-        players_services.participants_confirm(tournament=t, choices=choices)
+        players_services.participants_confirm(tournament=t, choices=choices, by=request.user)
     except players_services.PlayerError as exc:
         error = exc.message
     ctx = _detail_context(request, t) | {"import_error": error}

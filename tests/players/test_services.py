@@ -80,7 +80,7 @@ def test_merge_moves_games_participants_and_statistics_and_is_recorded(host, dja
 
 
 def test_tournament_standings_follow_a_merge(host, django_user_model):
-    organizer = django_user_model.objects.create_user(username="org")
+    organizer = trusted(django_user_model.objects.create_user(username="org"))  # his tournament's games count
     t = tournament_services.tournament_create(name="Cup", organizer=organizer)
     make_players()
     dup = services.player_create(nickname="Zulu")
@@ -93,7 +93,7 @@ def test_tournament_standings_follow_a_merge(host, django_user_model):
     tournament_services.round_start_games(round=rnd, by=organizer)
     table = rnd.tables.get()
     play_scripted(table, host)
-    # a tournament game counts for the rating without the host's flag
+    # a trusted organizer's tournament game counts for the rating without the host's flag
     assert PlayerStats.objects.get(player=dup).rated_games == 1
     zulu_row = next(r for r in standings.compute(t).rows if r.nickname == "Zulu")
     assert zulu_row.player_id == dup.pk

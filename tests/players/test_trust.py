@@ -122,3 +122,44 @@ def test_staff_see_the_untrusted_rated_games_and_others_do_not(client, host, dja
     client.force_login(staff)
     r = client.get("/ratings/untrusted/")
     assert r.status_code == 200 and "Непроверенная" in r.content.decode()
+
+
+def test_a_plain_users_own_tournament_moves_no_rating_and_a_trusted_organizers_does(host, django_user_model):
+    from tests.tournaments.helpers import play_scripted
+    from tournaments import services as tournament_services
+
+    make_players()
+    plain = django_user_model.objects.create_user(username="cupmaker", password="x-pass-123")
+    t = tournament_services.tournament_create(name="Мой кубок", organizer=plain)
+    tournament_services.participants_add(tournament=t, entries=NAMES)
+    from players import services as player_services
+
+    player_services.participants_link_known(participants=t.participants.all())
+    stage = tournament_services.stage_create(tournament=t)
+    tournament_services.stage_generate_seating(stage=stage, rounds=1, seed="s")
+    tournament_services.stage_set_host(stage=stage, table_number=1, host=plain)
+    rnd = stage.rounds.get()
+    tournament_services.round_start_games(round=rnd, by=plain)
+    game = play_scripted(rnd.tables.get(), plain)
+    assert all(s.rating in (None, 1500.0) for s in PlayerStats.objects.all())
+    assert game in list(untrusted_rated_games())
+    trusted(plain)
+    call_command("recompute_ratings", verbosity=0)
+    assert rating(make_or_get("Alpha")) not in (None, 1500.0)
+
+
+def test_an_organizer_links_participants_only_to_offered_players_and_plants_no_alias(client, django_user_model):
+    from tournaments import services as tournament_services
+    from tournaments.models import Participant
+
+    alpha = make_players()["Alpha"]
+    plain = django_user_model.objects.create_user(username="cupmaker", password="x-pass-123")
+    t = tournament_services.tournament_create(name="Кубок", organizer=plain)
+    tournament_services.participants_add(tournament=t, entries=["-2+3", "Alpah"])
+    client.force_login(plain)
+    ids = dict(Participant.objects.filter(tournament=t).values_list("nickname", "pk"))
+    client.post(f"/tournaments/{t.pk}/participants/players/", {f"player-{ids['-2+3']}": str(alpha.pk), f"player-{ids['Alpah']}": str(alpha.pk)})
+    linked = dict(Participant.objects.filter(tournament=t).values_list("nickname", "player_id"))
+    assert linked["-2+3"] is None  # never offered for «-2+3»
+    assert linked["Alpah"] == alpha.pk  # offered: a close match
+    assert not alpha.aliases.exists()
