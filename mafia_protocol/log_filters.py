@@ -65,6 +65,9 @@ def _user(request: Any) -> str:
 
 
 def _safe(text: Any) -> str:
-    """One line, bounded: a path or a reason may carry anything the client sent."""
-    value = " ".join(str(text).split())
+    """One line, bounded: a path or a reason may carry anything the client
+    sent; an overlay token is masked (access_log.py)."""
+    from mafia_protocol.access_log import mask_tokens
+
+    value = mask_tokens(" ".join(str(text).split()))
     return value[:300]
