@@ -38,4 +38,4 @@ def install_daphne_masking() -> None:
         original(self, host, date, mask_tokens(str(request)), *args, **kwargs)
 
     write_entry.masks_tokens = True  # type: ignore[attr-defined]
-    AccessLogGenerator.write_entry = write_entry  # type: ignore[method-assign]
+    AccessLogGenerator.write_entry = write_entry

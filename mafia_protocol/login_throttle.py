@@ -71,7 +71,7 @@ def _locked_for(key: str, threshold: int, now: float) -> float:
     entry = _cache().get(key)
     if not entry:
         return 0.0
-    failures, last = entry
+    failures, last = int(entry[0]), float(entry[1])
     return max(0.0, last + lock_seconds(failures, threshold) - now)
 
 

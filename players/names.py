@@ -89,7 +89,7 @@ def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None =
     suggestions); only staff (`by`) may link a seat to any player. Otherwise a
     host could seat anyone's player under any name and move his rating
     (issue 22): an id not offered is taken as no choice."""
-    from players.trust import user_may_link_any_player
+    from games.permissions import user_may_link_any_player
 
     matches = players_match(nicknames=nicknames)
     out = Resolution(matches=matches)
@@ -115,7 +115,7 @@ def apply_resolution(nicknames: Sequence[str], resolution: Resolution, *, by: An
     as his alias when staff or the player himself (his own account, `by`)
     chose it — one host's typing never names another man's player for every
     later table (issue 22). A nickname still pending stays without a player."""
-    from players.trust import user_may_link_any_player
+    from games.permissions import user_may_link_any_player
 
     confirms_any = user_may_link_any_player(by)
     players: list[Player | None] = []

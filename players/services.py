@@ -163,9 +163,8 @@ def participants_confirm(*, tournament: Any, choices: dict[int, str], by: Any = 
     As at a casual table (players/trust.py): the chosen player must be one
     offered for that nickname unless staff (`by`) choose, and the nickname
     becomes his alias only when staff or the player's own account confirm it."""
-    from tournaments.models import Participant
-
     from players.trust import user_may_link_any_player
+    from tournaments.models import Participant
 
     staff = user_may_link_any_player(by)
     index = name_index()

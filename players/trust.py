@@ -29,6 +29,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from games.models import Game
 from games.permissions import RATED_HOST_PERMISSION
 from games.permissions import user_may_host_rated_games as user_may_host_rated_games
+from games.permissions import user_may_link_any_player as user_may_link_any_player
 
 
 def trusted_hosts() -> QuerySet[Any]:
@@ -39,11 +40,6 @@ def trusted_hosts() -> QuerySet[Any]:
 
     permission = Permission.objects.filter(perm)
     return get_user_model().objects.filter(Q(is_superuser=True) | Q(user_permissions__in=permission) | Q(groups__permissions__in=permission), is_active=True).distinct()
-
-
-def user_may_link_any_player(user: Any) -> bool:
-    """Staff may link a seat to any player and confirm a nickname as his alias."""
-    return bool(getattr(user, "is_authenticated", False) and user.is_active and (user.is_staff or user.is_superuser))
 
 
 def counted_games(games: QuerySet[Game] | None = None) -> QuerySet[Game]:

@@ -26,8 +26,9 @@ def test_both_forms_are_masked_and_the_overlays_own_words_are_not():
 
 
 def test_daphnes_access_log_masks_them():
-    import mafia_protocol.asgi  # noqa: F401  (installs the masking, as daphne imports it)
     from daphne.access import AccessLogGenerator
+
+    import mafia_protocol.asgi  # noqa: F401  (installs the masking, as daphne imports it)
 
     token = new_overlay_token()
     out = io.StringIO()

@@ -6,7 +6,14 @@ from django.core.management import call_command
 from games.models import GameSeat
 from players import book, services
 from players.models import Alias, Player, PlayerGame, PlayerMerge, PlayerStats
-from tests.players.helpers import NAMES, make_players, rating, scripted_game, snapshot, trusted
+from tests.players.helpers import (
+    NAMES,
+    make_players,
+    rating,
+    scripted_game,
+    snapshot,
+    trusted,
+)
 from tests.tournaments.helpers import play_scripted
 from tournaments import services as tournament_services
 from tournaments import standings
