@@ -121,7 +121,8 @@ def _editable_game(request: HttpRequest, pk: int) -> Game:
 @host_required
 def game_list(request: HttpRequest) -> HttpResponse:
     games = Game.objects.filter(host_id=request.user.pk).order_by("-created_at")[:200]
-    return render(request, "games/game_list.html", {"games": games})
+    # Only a host staff trust may mark a game rated (players/trust.py); others see no button.
+    return render(request, "games/game_list.html", {"games": games, "may_host_rated": user_may_host_rated_games(request.user)})
 
 
 @host_required

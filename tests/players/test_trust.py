@@ -163,3 +163,11 @@ def test_an_organizer_links_participants_only_to_offered_players_and_plants_no_a
     assert linked["-2+3"] is None  # never offered for «-2+3»
     assert linked["Alpah"] == alpha.pk  # offered: a close match
     assert not alpha.aliases.exists()
+
+
+def test_an_untrusted_host_sees_no_rated_button_on_his_list(client, host):
+    game_services.game_create(host=host, title="Моя", players=NAMES)
+    client.force_login(host)
+    assert "сделать рейтинговой" not in client.get("/games/").content.decode()
+    trusted(host)
+    assert "сделать рейтинговой" in client.get("/games/").content.decode()
