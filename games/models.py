@@ -88,6 +88,10 @@ class Game(models.Model):
         ordering = ["-created_at"]
         verbose_name = _("game")
         verbose_name_plural = _("games")
+        # Granted by staff (admin: a user's or a group's permissions): a casual
+        # game counts for the players' rating only when its host has it
+        # (players/trust.py); tournament games always count.
+        permissions = [("host_rated_games", _("может вести рейтинговые игры"))]
 
     def __str__(self) -> str:
         return self.title or str(_("Game #%(pk)s") % {"pk": self.pk})

@@ -17,3 +17,20 @@ def user_can_edit_game(user: Any, game: Game) -> bool:
         return False
     tournament = table.round.stage.tournament
     return bool(tournament.organizers.filter(pk=user.pk).exists())
+
+
+# Given by staff in the admin to a user or a group (Game.Meta.permissions);
+# superusers have every permission. players/trust.py says what it decides.
+RATED_HOST_PERMISSION = "games.host_rated_games"
+
+
+def user_may_host_rated_games(user: Any) -> bool:
+    """A casual game of this host may count for the players' rating."""
+    return bool(getattr(user, "is_authenticated", False) and user.is_active and user.has_perm(RATED_HOST_PERMISSION))
+
+
+def user_may_link_any_player(user: Any) -> bool:
+    """Staff may link a seat to any player and confirm a nickname as his alias
+    (players/trust.py); here so that the seating form's module needs nothing
+    of tournaments."""
+    return bool(getattr(user, "is_authenticated", False) and user.is_active and (user.is_staff or user.is_superuser))

@@ -11,6 +11,10 @@ django_asgi_app = get_asgi_application()
 
 from django.conf import settings  # noqa: E402
 
+from mafia_protocol.access_log import install_daphne_masking  # noqa: E402
+
+install_daphne_masking()  # overlay tokens never in daphne's access log
+
 if settings.DEBUG:
     # `make run` serves with the daphne CLI, which (unlike `runserver`) does
     # not serve static files: without this the pages have no CSS and no htmx.

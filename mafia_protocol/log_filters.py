@@ -22,7 +22,10 @@ class OneLineClientErrors(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         status = getattr(record, "status_code", None)
         request = getattr(record, "request", None)
-        if not isinstance(status, int) or status >= 500 or request is None:
+        # The database down, full or read-only (mafia_protocol/errors.py): one
+        # line per request, since the cause is outside the code.
+        unavailable = getattr(request, "database_unavailable", "") if status == 503 else ""
+        if not isinstance(status, int) or (status >= 500 and not unavailable) or request is None:
             return True
         # A record may meet two instances of this filter: logging's dictConfig
         # adds a logger's filters again each time it runs on an existing logger
@@ -32,7 +35,7 @@ class OneLineClientErrors(logging.Filter):
             return True
         record.one_line_client_error = True
         path = str(getattr(request, "path", "?"))
-        reason = getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record).removesuffix(f": {path}")
+        reason = ("database unavailable (" + unavailable + ")" if unavailable else "") or getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record).removesuffix(f": {path}")
         record.msg = "%s %s %s user=%s reason=%s"
         record.args = (status, getattr(request, "method", "?"), _safe(path), _user(request), _safe(reason))
         record.exc_info = None
@@ -62,6 +65,9 @@ def _user(request: Any) -> str:
 
 
 def _safe(text: Any) -> str:
-    """One line, bounded: a path or a reason may carry anything the client sent."""
-    value = " ".join(str(text).split())
+    """One line, bounded: a path or a reason may carry anything the client
+    sent; an overlay token is masked (access_log.py)."""
+    from mafia_protocol.access_log import mask_tokens
+
+    value = mask_tokens(" ".join(str(text).split()))
     return value[:300]

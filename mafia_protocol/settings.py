@@ -98,6 +98,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Password guessing on /accounts/login/ and /admin/login/ (login_throttle.py).
+    "mafia_protocol.login_throttle.LoginThrottleMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "mafia_protocol.middleware.RefusalReasonMiddleware",
@@ -143,10 +145,42 @@ ASGI_APPLICATION = "mafia_protocol.asgi.application"
 
 SQLITE_PATH = Path(os.environ.get("SQLITE_PATH", BASE_DIR / "var" / "db.sqlite3"))
 DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
+# PostgreSQL under daphne: every request runs its sync view in a thread of its
+# own, so a persistent connection (CONN_MAX_AGE > 0) is opened per thread and
+# left idle until that thread is collected: 20 readers pushed one worker to 95
+# of 100 server connections (issue 22). Instead each worker keeps one psycopg
+# pool (Django's OPTIONS["pool"]) of at most DATABASE_POOL_MAX_SIZE
+# connections; a request borrows one and gives it back when it ends, and a
+# request that finds all of them busy waits up to DATABASE_POOL_TIMEOUT
+# seconds. The server then needs max_connections >= workers x max_size +
+# what management commands and psql use (README, "PostgreSQL connections").
+# DATABASE_POOL=0 falls back to a connection per request (CONN_MAX_AGE,
+# default 0 = closed at the end of each request); benchmarks/db_load.py
+# measures both side by side.
+DATABASE_POOL = env_bool("DATABASE_POOL", True)
+DATABASE_POOL_MIN_SIZE = int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2"))
+DATABASE_POOL_MAX_SIZE = int(os.environ.get("DATABASE_POOL_MAX_SIZE", "10"))
+DATABASE_POOL_TIMEOUT = float(os.environ.get("DATABASE_POOL_TIMEOUT", "10"))
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60, conn_health_checks=True)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")), conn_health_checks=True)}
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_mafia_protocol")
+        if DATABASE_POOL:
+            # The pool and persistent connections exclude each other (Django
+            # refuses CONN_MAX_AGE > 0 with a pool); the pool's own check
+            # below replaces the health check.
+            DATABASES["default"]["CONN_MAX_AGE"] = 0
+            DATABASES["default"]["CONN_HEALTH_CHECKS"] = False
+            from psycopg_pool import ConnectionPool
+
+            DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+                # A connection the server closed (restart, idle timeout) is
+                # found and replaced before a request gets it.
+                "check": ConnectionPool.check_connection,
+                "min_size": DATABASE_POOL_MIN_SIZE,
+                "max_size": DATABASE_POOL_MAX_SIZE,
+                "timeout": DATABASE_POOL_TIMEOUT,
+            }
 else:
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
     DATABASES = {
@@ -184,6 +218,21 @@ if REDIS_URL:
     }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# Login throttling (mafia_protocol/login_throttle.py): the failure counts live
+# in this cache, Redis when REDIS_URL is set so every worker shares them.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "login_throttle": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "mafia-protocol-login"}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "login-throttle"}
+    ),
+}
+LOGIN_THROTTLE_ACCOUNT_FAILURES = int(os.environ.get("LOGIN_THROTTLE_ACCOUNT_FAILURES", "5"))
+LOGIN_THROTTLE_ADDRESS_FAILURES = int(os.environ.get("LOGIN_THROTTLE_ADDRESS_FAILURES", "20"))
+LOGIN_THROTTLE_LOCK_SECONDS = int(os.environ.get("LOGIN_THROTTLE_LOCK_SECONDS", "60"))
+LOGIN_THROTTLE_MAX_LOCK_SECONDS = int(os.environ.get("LOGIN_THROTTLE_MAX_LOCK_SECONDS", "3600"))
 
 # Under daphne the live-board frames are rendered and sent after the host's
 # response, from the server's loop (games/board/frames.py); off, the host's request

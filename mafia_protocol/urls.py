@@ -5,6 +5,10 @@ from django.views.generic import RedirectView
 
 from mafia_protocol.health import healthz
 
+# The site's own 500 page, and a 503 naming the reason when the database is
+# down, full or read-only (mafia_protocol/errors.py).
+handler500 = "mafia_protocol.errors.server_error"
+
 urlpatterns = [
     path("healthz", healthz, name="healthz"),  # for the proxy and the supervisor: no auth, plain HTTP allowed
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),

@@ -105,10 +105,17 @@ def _facts(games: Sequence[Any], index: NameIndex | None = None) -> list[GameFac
     unlinked = sorted({gid for (gid, _s), pid in seat_players.items() if pid is None})
     if unlinked:
         seat_players.update(_link_seats(unlinked, index))
+    # Which games count for ratings is players.trust's one decision (a game of
+    # a tournament a trusted user organizes, or rated by a trusted host), for
+    # recompute and the incremental path alike; a game neither marked nor at a
+    # tournament table is not even asked about.
+    from players.trust import counted_game_ids
+
+    counted = counted_game_ids(g.pk for g in games if g.rated or g.pk in in_tournament)
     out = []
     for g in games:
         assert g.finished_at is not None
-        facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, bool(g.rated or g.pk in in_tournament))
+        facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, g.pk in counted)
         for row in results[g.pk]:
             facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], bool(row["won"]), seat_counts(row, checks[g.pk])))
         out.append(facts)

@@ -81,19 +81,28 @@ class Resolution:
 NEW_CHOICE = "new"
 
 
-def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None = None) -> Resolution:
+def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None = None, *, by: Any = None) -> Resolution:
     """Known nicknames are linked at once; a suggestion or an unknown nickname needs
-    a choice (a player id, or NEW_CHOICE) — given in `choices` by index."""
+    a choice (a player id, or NEW_CHOICE) — given in `choices` by index.
+
+    A chosen player must be one the form offered for that nickname (its
+    suggestions); only staff (`by`) may link a seat to any player. Otherwise a
+    host could seat anyone's player under any name and move his rating
+    (issue 22): an id not offered is taken as no choice."""
+    from games.permissions import user_may_link_any_player
+
     matches = players_match(nicknames=nicknames)
     out = Resolution(matches=matches)
+    any_player = user_may_link_any_player(by)
     for i, m in enumerate(matches):
         choice = (choices or {}).get(i, "")
+        offered = {c.player_id for c in m.suggestions}
         if m.status == KNOWN and m.player is not None:
             out.player_ids.append(m.player.player_id)
         elif choice == NEW_CHOICE:
             out.player_ids.append(None)
             out.create.add(i)
-        elif choice.isdigit() and Player.objects.filter(pk=int(choice)).exists():
+        elif choice.isdigit() and (int(choice) in offered or (any_player and Player.objects.filter(pk=int(choice)).exists())):
             out.player_ids.append(int(choice))
         else:
             out.player_ids.append(None)
@@ -101,9 +110,14 @@ def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None =
     return out
 
 
-def apply_resolution(nicknames: Sequence[str], resolution: Resolution) -> list[Player | None]:
+def apply_resolution(nicknames: Sequence[str], resolution: Resolution, *, by: Any = None) -> list[Player | None]:
     """Create the confirmed new players; a chosen suggestion keeps the typed nickname
-    as his alias. A nickname still pending stays without a player."""
+    as his alias when staff or the player himself (his own account, `by`)
+    chose it — one host's typing never names another man's player for every
+    later table (issue 22). A nickname still pending stays without a player."""
+    from games.permissions import user_may_link_any_player
+
+    confirms_any = user_may_link_any_player(by)
     players: list[Player | None] = []
     with transaction.atomic():
         for i, (nick, pid) in enumerate(zip(nicknames, resolution.player_ids, strict=True)):
@@ -112,29 +126,30 @@ def apply_resolution(nicknames: Sequence[str], resolution: Resolution) -> list[P
                 players.append(existing[0] if len(existing) == 1 else player_create(nickname=nick))
             elif pid is not None:
                 player = Player.objects.get(pk=pid)
-                player_add_alias(player=player, nickname=nick)
+                if confirms_any or (by is not None and player.user_id is not None and player.user_id == getattr(by, "pk", None)):
+                    player_add_alias(player=player, nickname=nick)
                 players.append(player)
             else:
                 players.append(None)
     return players
 
 
-def seating_check(nicknames: Sequence[str], data: Any) -> Resolution:
+def seating_check(nicknames: Sequence[str], data: Any, *, by: Any = None) -> Resolution:
     """The host's seating form: the first submit only matches; once the form says
     `players_confirmed`, every choice `player-<i>` is taken (a blank one leaves the
     seat without a player)."""
     if data.get("players_confirmed"):
         # A choice counts only for the nickname it was made for (the list may have been edited).
         choices = {i: str(data.get(f"player-{i}", "")) for i, nick in enumerate(nicknames) if data.get(f"player-nick-{i}") == nick}
-        res = resolve_nicknames(nicknames, choices)
+        res = resolve_nicknames(nicknames, choices, by=by)
         res.pending = []
         return res
-    return resolve_nicknames(nicknames)
+    return resolve_nicknames(nicknames, by=by)
 
 
-def seat_players(*, game: Any, nicknames: Sequence[str], resolution: Resolution) -> None:
+def seat_players(*, game: Any, nicknames: Sequence[str], resolution: Resolution, by: Any = None) -> None:
     """Link the seats of a new game (whatever order the seating drew) to the resolved players."""
-    players = apply_resolution(nicknames, resolution)
+    players = apply_resolution(nicknames, resolution, by=by)
     by_nick = {nick: p for nick, p in zip(nicknames, players, strict=True) if p is not None}
     for seat in GameSeat.objects.filter(game=game):
         if (p := by_nick.get(seat.nickname)) is not None:

@@ -156,21 +156,30 @@ def participants_link_known(*, participants: Iterable[Any], link: bool = True) -
     return pending
 
 
-def participants_confirm(*, tournament: Any, choices: dict[int, str]) -> int:
-    """Link the tournament's unlinked participants as chosen: a player id (the typed
-    nickname becomes his alias) or NEW_CHOICE (a new player). Returns how many."""
+def participants_confirm(*, tournament: Any, choices: dict[int, str], by: Any = None) -> int:
+    """Link the tournament's unlinked participants as chosen: a player id or
+    NEW_CHOICE (a new player). Returns how many.
+
+    As at a casual table (players/trust.py): the chosen player must be one
+    offered for that nickname unless staff (`by`) choose, and the nickname
+    becomes his alias only when staff or the player's own account confirm it."""
+    from players.trust import user_may_link_any_player
     from tournaments.models import Participant
 
+    staff = user_may_link_any_player(by)
+    index = name_index()
     done = 0
     with transaction.atomic():
         for p in Participant.objects.filter(tournament=tournament, player__isnull=True, pk__in=list(choices)):
             choice = choices[p.pk]
+            offered = {c.player_id for c in index.match(p.nickname).suggestions}
             if choice == NEW_CHOICE:
                 owners = _owners_of(normalize(p.nickname))
                 player = owners[0] if len(owners) == 1 else player_create(nickname=p.nickname)
-            elif choice.isdigit() and (found := Player.objects.filter(pk=int(choice)).first()) is not None:
+            elif choice.isdigit() and (staff or int(choice) in offered) and (found := Player.objects.filter(pk=int(choice)).first()) is not None:
                 player = found
-                player_add_alias(player=player, nickname=p.nickname)
+                if staff or (player.user_id is not None and player.user_id == getattr(by, "pk", None)):
+                    player_add_alias(player=player, nickname=p.nickname)
             else:
                 continue
             Participant.objects.filter(pk=p.pk).update(player=player)

@@ -17,4 +17,5 @@ urlpatterns = [
     path("ratings/", views.ratings, name="ratings"),
     path("ratings.xlsx", views.ratings_xlsx, name="ratings_xlsx"),
     path("ratings/how/", views.how_rating_works, name="how"),
+    path("ratings/untrusted/", views.untrusted_rated, name="untrusted"),
 ]

@@ -15,7 +15,7 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from players import chart, leaderboard, services
+from players import chart, leaderboard, services, trust
 from players.leaderboard import TABS, Filters
 from players.models import Player, PlayerGame, PlayerMerge, PlayerStats
 from players.rating import RatingSettings
@@ -30,6 +30,10 @@ def _player_or_redirect(pk: int) -> Player | HttpResponse:
     if merge is not None:
         return redirect("players:detail", pk=merge.kept_id)
     raise Http404
+
+
+def rated_refusal() -> str:
+    return _("Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда.")
 
 
 def _staff(request: HttpRequest) -> None:
@@ -75,7 +79,11 @@ def game_rated(request: HttpRequest, game_id: int) -> HttpResponse:
     game = get_object_or_404(Game, pk=game_id)
     if not user_can_edit_game(request.user, game):
         raise PermissionDenied(_("Эту игру может вести только её ведущий или организатор турнира."))
-    game_services.game_set_rated(game=game, rated=request.POST.get("rated") == "1")
+    rated = request.POST.get("rated") == "1"
+    if rated and not trust.user_may_host_rated_games(request.user):
+        # Unmarking stays open to every host: it can only take his game out.
+        raise PermissionDenied(rated_refusal())
+    game_services.game_set_rated(game=game, rated=rated)
     back = str(request.POST.get("next", ""))
     # Only a path on this site (never //elsewhere).
     return redirect(back if back.startswith("/") and not back.startswith("//") else "games:list")
@@ -231,6 +239,13 @@ def ratings_xlsx(request: HttpRequest) -> HttpResponse:
     response = HttpResponse(out.getvalue(), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     response["Content-Disposition"] = 'attachment; filename="ratings.xlsx"'
     return response
+
+
+def untrusted_rated(request: HttpRequest) -> HttpResponse:
+    """Staff: casual games marked rated by hosts without the right; they count for nobody."""
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise PermissionDenied(_("Этот список видят только администраторы."))
+    return render(request, "players/untrusted.html", {"games": trust.untrusted_rated_games()[:500]})
 
 
 def how_rating_works(request: HttpRequest) -> HttpResponse:

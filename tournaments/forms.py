@@ -144,8 +144,10 @@ class ParticipantsForm(forms.Form):
             raise forms.ValidationError(_("Вставьте список или выберите файл."))
         upload = data.get("file")
         if upload is not None:
-            if upload.size > 2 * 1024 * 1024:
-                self.add_error("file", _("Файл больше 2 МБ."))
+            from tournaments.services import MAX_PARTICIPANTS_FILE_BYTES
+
+            if upload.size > MAX_PARTICIPANTS_FILE_BYTES:
+                self.add_error("file", _("Файл больше 1 МБ; в турнире может быть не больше 1000 участников."))
             elif not upload.name.lower().endswith((".csv", ".txt", ".xlsx", ".xlsm")):
                 self.add_error("file", _("Нужен файл .csv или .xlsx."))
         return data

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
@@ -90,19 +91,27 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     return render(request, "tournaments/create.html", {"form": form})
 
 
+PARTICIPANTS_PER_PAGE = 100
+
+
 def _detail_context(request: HttpRequest, t: Tournament) -> dict[str, Any]:
     stages = list(t.stages.prefetch_related("rounds").order_by("order"))
     my_tables = []
     if request.user.is_authenticated:
         my_tables = list(Table.objects.filter(round__stage__tournament=t, host=request.user).select_related("round__stage", "game").order_by("round__stage__order", "round__number", "number"))
     is_organizer = t.is_organizer(request.user)
-    participants = list(t.participants.order_by("nickname"))
+    participants = list(t.participants.select_related("user").order_by("nickname"))
+    # The list is shown a page at a time: a tournament may hold up to
+    # services.MAX_PARTICIPANTS, and the page also carries the organizer's forms.
+    page = Paginator(participants, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("participants_page"))
     return {
         "tournament": t,
         "is_organizer": is_organizer,
         "participants": participants,
+        "participants_page": page,
         # Participants whose player a person must choose (players app).
-        "unlinked": players_services.participants_link_known(participants=participants, link=False) if is_organizer else [],
+        # (the first PARTICIPANTS_PER_PAGE of them: the form is answered in batches)
+        "unlinked": players_services.participants_link_known(participants=participants, link=False)[:PARTICIPANTS_PER_PAGE] if is_organizer else [],
         "stages": stages,
         "participants_form": ParticipantsForm(),
         "stage_form": StageForm(),
@@ -178,7 +187,7 @@ def participants_players(request: HttpRequest, pk: int) -> HttpResponse:
     choices = {int(k.removeprefix("player-")): str(v) for k, v in request.POST.items() if k.startswith("player-") and k.removeprefix("player-").isdigit() and v}
     error = ""
     try:
-        players_services.participants_confirm(tournament=t, choices=choices)
+        players_services.participants_confirm(tournament=t, choices=choices, by=request.user)
     except players_services.PlayerError as exc:
         error = exc.message
     ctx = _detail_context(request, t) | {"import_error": error}

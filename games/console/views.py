@@ -42,7 +42,7 @@ from games.console.forms import (
     parse_expected_seq,
 )
 from games.models import Game, GameSeat
-from games.permissions import user_can_edit_game
+from games.permissions import user_can_edit_game, user_may_host_rated_games
 from games.reading import running_tech_pause
 from games.rules import RuleViolation, legal_actions, penalty_offer
 from games.rules.catalogue import PENALTY_REASONS
@@ -121,7 +121,8 @@ def _editable_game(request: HttpRequest, pk: int) -> Game:
 @host_required
 def game_list(request: HttpRequest) -> HttpResponse:
     games = Game.objects.filter(host_id=request.user.pk).order_by("-created_at")[:200]
-    return render(request, "games/game_list.html", {"games": games})
+    # Only a host staff trust may mark a game rated (players/trust.py); others see no button.
+    return render(request, "games/game_list.html", {"games": games, "may_host_rated": user_may_host_rated_games(request.user)})
 
 
 @host_required
@@ -132,11 +133,14 @@ def game_create(request: HttpRequest) -> HttpResponse:
 
     form = GameCreateForm(request.POST or None)
     matching = None
+    if request.method == "POST" and form.is_valid() and form.cleaned_data.get("rated") and not user_may_host_rated_games(request.user):
+        # Refused before anything is stored: the host unticks it or asks staff (players/trust.py).
+        form.add_error("rated", gettext("Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда."))
     if request.method == "POST" and form.is_valid():
         players = form.cleaned_data["players"]
         # Typed nicknames are matched to players; close or unknown ones are
         # confirmed once by the host before the game is created.
-        matching = player_services.seating_check(players, request.POST)
+        matching = player_services.seating_check(players, request.POST, by=request.user)
         if not matching.pending:
             typed = list(players)
             seed = ""
@@ -148,7 +152,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
             except RuleViolation as exc:  # the form checks the same rules; never a 500 if they drift apart
                 form.add_error(None, pt.violation_text(exc))
             else:
-                player_services.seat_players(game=game, nicknames=typed, resolution=matching)
+                player_services.seat_players(game=game, nicknames=typed, resolution=matching, by=request.user)
                 if form.cleaned_data.get("rated"):
                     services.game_set_rated(game=game, rated=True)
                 return redirect("games:console", pk=game.pk)

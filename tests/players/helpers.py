@@ -20,6 +20,15 @@ from tests.tournaments.helpers import record, scripted_log
 NAMES = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]
 
 
+def trusted(host: Any) -> Any:
+    """Give `host` the right to run rated casual games (players.trust): only
+    then does marking his games rated count them (issue 22)."""
+    from django.contrib.auth.models import Permission
+
+    host.user_permissions.add(Permission.objects.get(content_type__app_label="games", codename="host_rated_games"))
+    return host
+
+
 def make_players(names: list[str] = NAMES) -> dict[str, Player]:
     return {n: player_services.player_create(nickname=n) for n in names}
 
@@ -28,6 +37,7 @@ def import_example(host: Any, name: str, *, rated: bool = True) -> Game:
     data = json.loads((EXAMPLES_DIR / f"{name}.json").read_text(encoding="utf-8"))
     game = game_services.game_create(host=host, title=name)
     if rated:
+        trusted(host)
         game_services.game_set_rated(game=game, rated=True)
     actions = [a for a in data["actions"] if a.get("do") != "expect" and not a.get("reject")]
     return record(game, actions, host)
@@ -38,6 +48,7 @@ def scripted_game(host: Any, players: list[str], *, rated: bool = True, **kwargs
     ends by ППК of black (red wins) unless `end` says otherwise."""
     game = game_services.game_create(host=host, title="scripted", players=players)
     if rated:
+        trusted(host)
         game_services.game_set_rated(game=game, rated=True)
     return record(game, scripted_log(**kwargs), host)
 
@@ -51,6 +62,7 @@ def random_finished_game(host: Any, players: list[str], rng: random.Random, *, r
     services (the result rows and the players' hook as on a real end)."""
     game = game_services.game_create(host=host, title="random", players=players)
     if rated:
+        trusted(host)
         game_services.game_set_rated(game=game, rated=True)
     state = game_services.game_state(game)
     log = random_game(rng, state=state)

@@ -19,6 +19,7 @@ from tests.players.helpers import (
     rating,
     scripted_game,
     snapshot,
+    trusted,
 )
 
 pytestmark = pytest.mark.django_db
@@ -97,6 +98,7 @@ def test_unrated_and_annulled_games_do_not_move_the_rating(host):
 def test_marking_a_finished_game_rated_applies_and_unmarking_reverts(host):
     p = make_players()
     game = scripted_game(host, NAMES, rated=False)
+    trusted(host)  # only a trusted host's mark counts (players.trust)
     game_services.game_set_rated(game=game, rated=True)
     assert rating(p["Alpha"]) == 1510.0
     game_services.game_set_rated(game=game, rated=False)
@@ -151,6 +153,8 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
     assert client.post(url, {"rated": "1"}).status_code == 403
     assert rating(p["Alpha"]) is None
     client.force_login(host)
+    assert client.post(url, {"rated": "1"}).status_code == 403  # not trusted yet (players.trust)
+    trusted(host)
     assert "сделать рейтинговой" in client.get(reverse("games:list")).content.decode()
     r = client.post(url, {"rated": "1", "next": "/games/"})
     assert r.status_code == 302 and r["Location"] == "/games/"
@@ -161,7 +165,8 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
 
 def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_num_queries):
     """One probe, the result rows (with players and the tournament flag), the checks,
-    the players' totals, and three writes — no query per player."""
+    whether the host may run rated games (players.trust, issue 22), the players'
+    totals, and three writes — no query per player."""
     from games.signals import results_changed
 
     pool = [f"P{i:02d}" for i in range(1, 15)]
@@ -175,7 +180,7 @@ def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_
         results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")
     book._link_seats([game.pk], None)
     assert not PlayerGame.objects.filter(game=game).exists()
-    with django_assert_max_num_queries(7):
+    with django_assert_max_num_queries(8):
         book.sync_game(game)
     assert PlayerGame.objects.filter(game=game).count() == 10
     incremental = snapshot()

@@ -170,7 +170,8 @@ def test_tournament_participants_are_matched_and_the_rest_confirmed(client, djan
     parts = {p.nickname: p for p in t.participants.all()}
     assert parts["Krakken"].player_id == kraken.pk
     assert parts["Newbie"].player.nickname == "Newbie"
-    assert kraken.aliases.filter(nickname="Krakken").exists()
+    # one organizer's choice links his participant; no alias without staff or Kraken himself (issue 22)
+    assert not kraken.aliases.filter(nickname="Krakken").exists()
     # a stranger cannot confirm
     client.force_login(django_user_model.objects.create_user(username="x", password="pw-x-1234"))
     assert client.post(reverse("tournaments:participants_players", args=[t.pk]), {}).status_code == 403
