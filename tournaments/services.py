@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from games import services as game_services
 from games.models import Game, GameSeat, GameStatus
 from games.rules import RuleViolation
+from games.rules.nicknames import nickname_key
 from games.rules.regulations import Regulations
 from games.rules.schema import check_text
 from games.titles import STAGE_NAME, TOURNAMENT_CREATED, table_game_title
@@ -184,11 +185,12 @@ def _decode(content: bytes) -> str:
 
 
 def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str] | str]) -> ImportResult:
-    """Add participants by nickname (case-insensitive duplicates are kept once)."""
+    """Add participants by nickname; a nickname already there is kept once, whatever
+    its case, ё/е or Latin look-alike letters (games/rules/nicknames.py)."""
     User = get_user_model()
     result = ImportResult()
     with transaction.atomic():
-        known = {p.nickname.casefold() for p in tournament.participants.all()}
+        known = {nickname_key(p.nickname) for p in tournament.participants.all()}
         for entry in entries:
             nick, username = (entry, "") if isinstance(entry, str) else entry
             # Control characters never reach a game (the input schema refuses
@@ -196,7 +198,7 @@ def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str
             nick = _CONTROL.sub("", nick).strip()[:64].strip()
             if not nick:
                 continue
-            if nick.casefold() in known:
+            if nickname_key(nick) in known:
                 result.existing.append(nick)
                 continue
             user = None
@@ -205,7 +207,7 @@ def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str
                 if user is None:
                     result.unknown_users.append(username)
             p = Participant.objects.create(tournament=tournament, nickname=nick, user=user)
-            known.add(nick.casefold())
+            known.add(nickname_key(nick))
             result.created.append(p)
     return result
 
