@@ -167,3 +167,28 @@ class RatedGame(models.Model):
     class Meta:
         ordering = ["finished_at", "game_id"]
         indexes = [models.Index(fields=["finished_at", "game"], name="players_rated_order")]
+
+
+class LinkDecision(models.Model):
+    """A person's answer for a seat or a participant that had no player: linked
+    to a suggested or searched player, or a new player created for it (the
+    decision queue, players/decisions.py). Kept so the registry says who decided."""
+
+    SEAT = "seat"
+    PARTICIPANT = "participant"
+    KINDS = [(SEAT, _("место в игре")), (PARTICIPANT, _("участник турнира"))]
+
+    kind = models.CharField(max_length=16, choices=KINDS)
+    seat = models.ForeignKey("games.GameSeat", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    participant = models.ForeignKey("tournaments.Participant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    nickname = models.CharField(max_length=64)  # as typed on the seat or participant
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="link_decisions")
+    created_player = models.BooleanField(default=False)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.nickname} → {self.player_id}"

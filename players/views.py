@@ -7,6 +7,7 @@ from io import BytesIO
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
@@ -15,9 +16,9 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from players import chart, leaderboard, services
+from players import chart, decisions, leaderboard, services
 from players.leaderboard import TABS, Filters
-from players.models import Player, PlayerGame, PlayerMerge, PlayerStats
+from players.models import LinkDecision, Player, PlayerGame, PlayerMerge, PlayerStats
 from players.rating import RatingSettings
 from players.statistics import COUNTERS, Line, role_rows
 
@@ -238,3 +239,45 @@ def how_rating_works(request: HttpRequest) -> HttpResponse:
 
     conf = RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
     return render(request, "players/how.html", {"conf": conf})
+
+
+def pending(request: HttpRequest) -> HttpResponse:
+    """The decision queue: every seat and participant this user may decide, with its suggestions."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    rows = decisions.pending_rows(request.user)
+    recent = LinkDecision.objects.select_related("player").filter(by=request.user)[:20]
+    return render(request, "players/pending.html", {"rows": rows, "recent": recent})
+
+
+@require_POST
+def pending_decide(request: HttpRequest) -> HttpResponse:
+    """One decision: `choice` is a player id (a suggestion), `new` (create one) or
+    `search` (the player named in `nick`: his id or his nickname)."""
+    kind = str(request.POST.get("kind", ""))
+    try:
+        pk = int(str(request.POST.get("pk", "")))
+    except ValueError:
+        pk = 0
+    if kind not in (LinkDecision.SEAT, LinkDecision.PARTICIPANT) or not decisions.user_can_decide(request.user, kind, pk):
+        messages.error(request, _("Эту запись решать нельзя: её уже решили, или она не из ваших игр и турниров."))
+        return redirect("players:pending")
+    choice = str(request.POST.get("choice", ""))
+    player = None
+    if choice == "search":
+        player = decisions.find_player(str(request.POST.get("nick", ""))[:64])
+        if player is None:
+            messages.error(request, _("Игрок не найден: укажите его точный ник или номер."))
+            return redirect("players:pending")
+    elif choice.isdigit():
+        player = Player.objects.filter(pk=int(choice)).first()
+    elif choice != services.NEW_CHOICE:
+        messages.error(request, _("Выберите игрока или создайте нового."))
+        return redirect("players:pending")
+    try:
+        decision = decisions.decide(kind=kind, pk=pk, player=player, create=choice == services.NEW_CHOICE, by=request.user)
+    except services.PlayerError as exc:
+        messages.error(request, exc.message)
+        return redirect("players:pending")
+    messages.success(request, _("«%(nick)s» — это %(player)s.") % {"nick": decision.nickname, "player": decision.player.nickname})
+    return redirect("players:pending")
