@@ -28,6 +28,7 @@ from django.db.models import Q, QuerySet
 from django.utils.translation import gettext as _
 
 from games.models import Game, GameSeat, GameStatus
+from players import discipline
 from players.matching import Candidate, Match, normalize
 from players.models import LinkDecision, Player
 from players.names import (
@@ -135,6 +136,7 @@ def decide(*, kind: str, pk: int, player: Player | None = None, create: bool = F
         )
         games = [row.game_id] if kind == LinkDecision.SEAT else _link_participant_seats(row, player)
         _follow(games)
+        discipline.fill_players()
     return decision
 
 

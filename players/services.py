@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from games.models import GameSeat
 from players.matching import KNOWN, Match, normalize
-from players.models import Player, PlayerGame, PlayerMerge
+from players.models import DisciplineRecord, Player, PlayerGame, PlayerMerge
 from players.names import NEW_CHOICE as NEW_CHOICE
 from players.names import PlayerError as PlayerError
 from players.names import Resolution as Resolution
@@ -59,6 +59,7 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
         first = PlayerGame.objects.filter(player=duplicate).order_by("finished_at", "game_id").values_list("finished_at", "game_id").first()
         seats = GameSeat.objects.filter(player=duplicate).update(player=into)
         participants = Participant.objects.filter(player=duplicate).update(player=into)
+        DisciplineRecord.objects.filter(player=duplicate).update(player=into)  # his reprimands and bans are the kept player's
         for alias in list(duplicate.aliases.all()):
             player_add_alias(player=into, nickname=alias.nickname)
         player_add_alias(player=into, nickname=duplicate.nickname)
@@ -121,6 +122,9 @@ def link_existing(*, create_missing: bool = False) -> LinkReport:
                     index = name_index()
                     report.created += 1
                     report.linked += 1
+        from players.discipline import fill_players
+
+        fill_players()
     return report
 
 

@@ -12,13 +12,20 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import formats
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from players import chart, decisions, leaderboard, services
+from players import chart, decisions, discipline, leaderboard, services
 from players.leaderboard import TABS, Filters
-from players.models import LinkDecision, Player, PlayerGame, PlayerMerge, PlayerStats
+from players.models import (
+    DisciplineRecord,
+    LinkDecision,
+    Player,
+    PlayerGame,
+    PlayerMerge,
+    PlayerStats,
+)
 from players.rating import RatingSettings
 from players.statistics import COUNTERS, Line, role_rows
 
@@ -128,6 +135,9 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "games": games,
             "aliases": list(player.aliases.all()),
             "merges": list(player.merges.all()),
+            "discipline": list(DisciplineRecord.objects.filter(player=player).select_related("game", "host", "lifted_by").prefetch_related("overrides")),
+            "discipline_counts": discipline.counts_by_tournament(player),
+            "now": timezone.now(),
         },
     )
 
@@ -281,3 +291,34 @@ def pending_decide(request: HttpRequest) -> HttpResponse:
         return redirect("players:pending")
     messages.success(request, _("«%(nick)s» — это %(player)s.") % {"nick": decision.nickname, "player": decision.player.nickname})
     return redirect("players:pending")
+
+
+def discipline_page(request: HttpRequest) -> HttpResponse:
+    """The club's discipline: active bans (F4) first, then the latest records."""
+    now = timezone.now()
+    return render(
+        request,
+        "players/discipline.html",
+        {
+            "bans": discipline.active_bans(now=now),
+            "records": DisciplineRecord.objects.select_related("player", "game", "host", "lifted_by")[:100],
+            "may_lift": discipline.may_override(request.user),
+            "now": now,
+        },
+    )
+
+
+@require_POST
+def discipline_lift(request: HttpRequest, pk: int) -> HttpResponse:
+    """An organizer lifts a reprimand or a ban (e.g. of an annulled game, W6), with a reason."""
+    record = get_object_or_404(DisciplineRecord.objects.select_related("game"), pk=pk)
+    table = getattr(record.game, "tournament_table", None)
+    tournament = table.round.stage.tournament if table is not None else None
+    if not discipline.may_override(request.user, tournament):
+        raise PermissionDenied(_("Снять выговор или запрет может только организатор."))
+    reason = str(request.POST.get("reason", ""))[:300]
+    if not reason.strip():
+        messages.error(request, _("Укажите причину: она записывается."))
+    elif record.lifted_at is None:
+        discipline.record_lift(record=record, reason=reason, by=request.user)
+    return redirect("players:discipline")

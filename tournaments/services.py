@@ -405,7 +405,7 @@ class StartResult:
     skipped: list[tuple[Table, str]] = field(default_factory=list)
 
 
-def round_start_games(*, round: Round, by: Any) -> StartResult:
+def round_start_games(*, round: Round, by: Any, ban_override_reason: str = "") -> StartResult:
     """Create the game of every table of the round that has a host and ten seats.
 
     Each game is created for the table's host (it shows in his «Мои игры»),
@@ -413,8 +413,15 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
     game was annulled (W6: a replay is ordered) gets a new game; the annulled
     one stays linked to the table (``Table.annulled_games``), marked and not
     counted, in the workbook and the players' histories.
+
+    A table with a banned player (F4, players/discipline.py) is not started —
+    the refusal names the ban's end and its game — unless an organizer gives
+    `ban_override_reason` (recorded with each ban it overrides).
     """
+    from players import discipline
+
     tournament = round.stage.tournament
+    override = " ".join(ban_override_reason.split()) if discipline.may_override(by, tournament) else ""
     regs = Regulations.from_dict(tournament.regulations or {})
     result = StartResult()
     for table in round.tables.select_related("host", "game").order_by("number"):
@@ -427,6 +434,10 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
         players = table_players(table)
         if len(players) != TABLE_SIZE:
             result.skipped.append((table, _("занято %(n)s мест из 10") % {"n": len(players)}))
+            continue
+        bans = discipline.seating_check(TableSeat.objects.filter(table=table).values_list("participant__player_id", flat=True))
+        if bans.bans and not override:
+            result.skipped.append((table, " ".join(bans.refusals)))
             continue
         with transaction.atomic():
             locked = Table.objects.select_for_update().get(pk=table.pk)
@@ -443,6 +454,8 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             if replay and locked.game_id is not None:
                 locked.annulled_games.add(locked.game_id)  # W6: the annulled protocol stays in the tournament
             _link_seat_players(table, game)
+            if bans.bans:
+                discipline.record_overrides(check=bans, game=game, reason=override, by=by)
             locked.game = game
             locked.counted = False
             locked.save(update_fields=["game", "counted"])

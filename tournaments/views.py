@@ -378,7 +378,7 @@ def table_seat(request: HttpRequest, pk: int, tid: int) -> HttpResponse:
 def round_start(request: HttpRequest, pk: int, rid: int) -> HttpResponse:
     t = _organized(request, pk)
     rnd = get_object_or_404(Round, pk=rid, stage__tournament=t)
-    result = services.round_start_games(round=rnd, by=request.user)
+    result = services.round_start_games(round=rnd, by=request.user, ban_override_reason=str(request.POST.get("ban_override_reason", ""))[:300])
     notice = _("Начато игр: %(n)s.") % {"n": len(result.started)}
     error = "; ".join(_("стол %(n)s: %(why)s") % {"n": tb.number, "why": why} for tb, why in result.skipped)
     return _round_response(request, t, rnd, notice=notice, error=error)

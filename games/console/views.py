@@ -128,16 +128,27 @@ def game_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def game_create(request: HttpRequest) -> HttpResponse:
     # Imported here: players builds on games, not the other way round.
+    from players import discipline
     from players import names as player_services
 
     form = GameCreateForm(request.POST or None)
     matching = None
+    ban_refused = False
     if request.method == "POST" and form.is_valid():
         players = form.cleaned_data["players"]
         # Typed nicknames are matched to players; close or unknown ones are
         # confirmed once by the host before the game is created.
         matching = player_services.seating_check(players, request.POST)
-        if not matching.pending:
+        # F4: a banned player is not seated unless an organizer overrides it with a reason.
+        bans = discipline.seating_check(matching.player_ids) if not matching.pending else None
+        override = " ".join(str(request.POST.get("ban_override_reason", "")).split())
+        if bans and bans.bans and not (override and discipline.may_override(request.user)):
+            for text in bans.refusals:
+                form.add_error(None, text)
+            ban_refused = True
+            # The choices stay on the page for the next submit.
+            matching.pending = [i for i, m in enumerate(matching.matches) if m.status != "known"]
+        elif not matching.pending:
             typed = list(players)
             seed = ""
             if form.cleaned_data["seating"] == "random":
@@ -149,6 +160,8 @@ def game_create(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, pt.violation_text(exc))
             else:
                 player_services.seat_players(game=game, nicknames=typed, resolution=matching)
+                if bans and bans.bans:
+                    discipline.record_overrides(check=bans, game=game, reason=override, by=request.user)
                 if form.cleaned_data.get("rated"):
                     services.game_set_rated(game=game, rated=True)
                 return redirect("games:console", pk=game.pk)
@@ -161,7 +174,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
     pending = [(i, matching.matches[i]) for i in matching.pending] if matching else []
     # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
     ordered = sorted(known, key=lambda k: (-k["n"], k["nickname"].casefold().replace("ё", "е"), k["nickname"]))
-    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending})
+    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending, "ban_refused": ban_refused, "may_override_ban": ban_refused and discipline.may_override(request.user)})
 
 
 # --- the console ----------------------------------------------------------------------------
