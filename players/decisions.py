@@ -183,3 +183,18 @@ def find_player(text: str) -> Player | None:
     if raw.lstrip("#").isdigit():
         return Player.objects.filter(pk=int(raw.lstrip("#"))).first()
     return player_by_nickname(raw[:64])
+
+
+def duplicate_suggestions(player: Player) -> list[Player]:
+    """Players who may be this one under another record: a name of theirs is close
+    to one of his, or the same up to look-alike letters (players/matching.py)."""
+    index = name_index()
+    names = [player.nickname, *player.aliases.values_list("nickname", flat=True)]
+    ids: list[int] = []
+    for name in names:
+        m = index.match(name)
+        for c in [*([m.player] if m.player else []), *m.suggestions, *index.close(normalize(name))]:
+            if c.player_id != player.pk and c.player_id not in ids:
+                ids.append(c.player_id)
+    found = Player.objects.in_bulk(ids)
+    return [found[i] for i in ids if i in found]

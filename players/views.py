@@ -61,7 +61,11 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     """Join the chosen duplicate into this player (its games and participations move here)."""
     _staff(request)
     kept = get_object_or_404(Player, pk=pk)
-    duplicate = services.player_by_nickname(str(request.POST.get("duplicate", ""))[:64])
+    # The duplicate is picked from the suggestions (his id); a typed nickname or id still works.
+    picked = str(request.POST.get("duplicate", "")).strip() or str(request.POST.get("duplicate_other", ""))
+    duplicate = decisions.find_player(picked[:64]) if picked.strip() else None
+    if duplicate is not None and duplicate.pk == kept.pk:
+        duplicate = None
     if duplicate is None:
         messages.error(request, _("Выберите игрока, которого нужно присоединить."))
     else:
@@ -135,6 +139,7 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "games": games,
             "aliases": list(player.aliases.all()),
             "merges": list(player.merges.all()),
+            "duplicates": decisions.duplicate_suggestions(player) if request.user.is_authenticated and request.user.is_staff else [],
             "discipline": list(DisciplineRecord.objects.filter(player=player).select_related("game", "host", "lifted_by").prefetch_related("overrides")),
             "discipline_counts": discipline.counts_by_tournament(player),
             "now": timezone.now(),
@@ -257,7 +262,35 @@ def pending(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path())
     rows = decisions.pending_rows(request.user)
     recent = LinkDecision.objects.select_related("player").filter(by=request.user)[:20]
-    return render(request, "players/pending.html", {"rows": rows, "recent": recent})
+    user: Any = request.user
+    twins = services.duplicate_participants(tournaments=None if user.is_staff else user.organized_tournaments.all())
+    return render(request, "players/pending.html", {"rows": rows, "recent": recent, "twins": twins})
+
+
+@require_POST
+def pending_fold(request: HttpRequest) -> HttpResponse:
+    """The organizer keeps one of two participants who are one player (both played)."""
+    from tournaments.models import Participant
+
+    ids = []
+    for name in ("keep", "drop"):
+        try:
+            ids.append(int(str(request.POST.get(name, ""))))
+        except ValueError:
+            ids.append(0)
+    found = Participant.objects.select_related("tournament").in_bulk(ids)
+    keep, drop = found.get(ids[0]), found.get(ids[1])
+    user: Any = request.user
+    if keep is None or drop is None or not (user.is_authenticated and (user.is_staff or keep.tournament.is_organizer(user))):
+        messages.error(request, _("Эту пару участников объединить нельзя: её уже решили, или турнир не ваш."))
+        return redirect("players:pending")
+    try:
+        services.participants_fold(keep=keep, drop=drop)
+    except services.PlayerError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Оставлен участник «%(nick)s»; игры второго теперь его.") % {"nick": keep.nickname})
+    return redirect("players:pending")
 
 
 @require_POST
