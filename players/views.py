@@ -16,6 +16,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from games.rules.nicknames import nickname_sort_key
 from players import chart, decisions, discipline, leaderboard, services
 from players.leaderboard import TABS, Filters
 from players.models import (
@@ -98,7 +99,7 @@ def player_list(request: HttpRequest) -> HttpResponse:
     players = Player.objects.select_related("stats")
     if q:
         players = players.filter(Q(nickname__icontains=q) | Q(aliases__nickname__icontains=q)).distinct()
-    return render(request, "players/list.html", {"players": players.order_by("nickname")[:200], "q": q})
+    return render(request, "players/list.html", {"players": sorted(players.order_by("nickname")[:200], key=lambda p: nickname_sort_key(p.nickname)), "q": q})
 
 
 def _totals(player: Player) -> tuple[Line, PlayerStats | None]:

@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games.models import Game
 from games.permissions import user_can_edit_game
+from games.rules.nicknames import nickname_sort_key
 from games.rules.regulations import Regulations
 from players import services as players_services
 from tournaments import exports, services, standings
@@ -96,7 +97,7 @@ def _detail_context(request: HttpRequest, t: Tournament) -> dict[str, Any]:
     if request.user.is_authenticated:
         my_tables = list(Table.objects.filter(round__stage__tournament=t, host=request.user).select_related("round__stage", "game").order_by("round__stage__order", "round__number", "number"))
     is_organizer = t.is_organizer(request.user)
-    participants = list(t.participants.order_by("nickname"))
+    participants = sorted(t.participants.all(), key=lambda p: nickname_sort_key(p.nickname))  # Russian order, Ё beside Е
     return {
         "tournament": t,
         "is_organizer": is_organizer,
@@ -299,7 +300,7 @@ def round_create(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 def _round_context(request: HttpRequest, t: Tournament, rnd: Round, **extra: Any) -> dict[str, Any]:
     tables = list(rnd.tables.order_by("number").select_related("host", "game").prefetch_related("seats__participant"))
     seated = {s.participant_id for tb in tables for s in tb.seats.all()}
-    participants = list(t.participants.order_by("nickname"))
+    participants = sorted(t.participants.all(), key=lambda p: nickname_sort_key(p.nickname))  # Russian order, Ё beside Е
     rows = []
     for tb in tables:
         by_seat = {s.seat_no: s.participant for s in tb.seats.all()}

@@ -46,6 +46,7 @@ from games.permissions import user_can_edit_game
 from games.reading import running_tech_pause
 from games.rules import RuleViolation, legal_actions
 from games.rules.catalogue import PENALTY_REASONS
+from games.rules.nicknames import nickname_sort_key
 
 CONSOLE = "games/console.html"
 logger = logging.getLogger(__name__)
@@ -173,7 +174,7 @@ def game_create(request: HttpRequest) -> HttpResponse:
     )
     pending = [(i, matching.matches[i]) for i in matching.pending] if matching else []
     # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
-    ordered = sorted(known, key=lambda k: (-k["n"], k["nickname"].casefold().replace("ё", "е"), k["nickname"]))
+    ordered = sorted(known, key=lambda k: (-k["n"], nickname_sort_key(k["nickname"])))
     return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending, "ban_refused": ban_refused, "may_override_ban": ban_refused and discipline.may_override(request.user)})
 
 

@@ -88,3 +88,15 @@ def test_when_both_played_the_organizer_is_asked_which_to_keep(client, host, dja
     client.force_login(host)  # not his tournament
     r = client.post("/players/pending/fold/", {"keep": keep.pk, "drop": drop.pk}, follow=True)
     assert "объединить нельзя" in r.content.decode()
+
+
+def test_participants_sort_in_russian_order_with_yo_beside_ye(client, django_user_model):
+    organizer, t = _cup(django_user_model)
+    tournament_services.participants_add(tournament=t, entries=["Чайка", "Ёж", "Аня", "Ель", "Zed"])
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    positions = [page.index(f">{n}<") for n in ("Zed", "Аня", "Ёж", "Ель", "Чайка")]
+    assert positions == sorted(positions)
+    from tournaments import standings
+
+    assert [r.nickname for r in standings.compute(t).rows] == ["Zed", "Аня", "Ёж", "Ель", "Чайка"]  # no games: all tied
