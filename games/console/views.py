@@ -207,6 +207,10 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         expected = parse_expected_seq(request.POST)
         # The position the action would take names it in a refusal (schema).
         action = parse_action(request.POST, index=game.active_actions().count())
+        if action.get("do") == "seat":
+            refusal = _seating_ban_refusal(request, game, action["players"])
+            if refusal:
+                return _console_response(request, game, error=refusal, status=422)
         if action.get("do") == "seat" and request.POST.get("seating") == "random":
             # S1: the seed goes into the log with the seating it produced.
             players, seed = services.draw_seating(action["players"])
@@ -219,6 +223,24 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         game.refresh_from_db()
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
     return _after_commit(request, game, lambda: _after_act(request, game, action))
+
+
+def _seating_ban_refusal(request: HttpRequest, game: Game, nicknames: list[str]) -> str:
+    """F4: a banned player typed into a table's seating is refused (the ban's end and
+    game named), unless an organizer gives a reason (recorded with the game)."""
+    from players import discipline
+    from players import names as player_services
+
+    ids = [m.player.player_id for m in player_services.players_match(nicknames=nicknames) if m.status == "known" and m.player is not None]
+    check = discipline.seating_check(ids)
+    if not check.bans:
+        return ""
+    table = getattr(game, "tournament_table", None)
+    override = " ".join(str(request.POST.get("ban_override_reason", "")).split())
+    if override and discipline.may_override(request.user, table.round.stage.tournament if table is not None else None):
+        discipline.record_overrides(check=check, game=game, reason=override, by=request.user)
+        return ""
+    return " ".join(check.refusals)
 
 
 def _after_act(request: HttpRequest, game: Game, action: dict[str, Any]) -> HttpResponse:

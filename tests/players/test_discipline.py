@@ -143,3 +143,23 @@ def test_an_undo_of_the_end_removes_the_records_and_a_merge_moves_them(host):
     kept = services.player_create(nickname="Эхо")
     services.player_merge(duplicate=echo, into=kept)
     assert DisciplineRecord.objects.get(kind="ban").player_id == kept.pk
+
+
+def test_f4_reseating_a_tables_game_from_the_console_refuses_a_banned_player(client, host, django_user_model):
+    from games import services as game_services
+
+    _penalised_game(host)
+    others = [f"Гость{i}" for i in range(1, 10)]
+    game = game_services.game_create(host=host, title="Стол 2", players=[*others, "Kilo"])
+    client.force_login(host)
+    data = {"expected_seq": game.seq, "do": "seat", "players": "\n".join([*others, "echo"]), "seating": "typed"}
+    r = client.post(f"/games/{game.pk}/act/", data, HTTP_HX_REQUEST="true")
+    assert r.status_code == 422 and "(F4)" in r.content.decode()
+    game.refresh_from_db()
+    assert "echo" not in game.action_payloads()[-1]["players"]  # nothing recorded
+    staff = django_user_model.objects.create_user(username="boss", is_staff=True)
+    game.host = staff
+    game.save(update_fields=["host"])
+    client.force_login(staff)
+    r = client.post(f"/games/{game.pk}/act/", data | {"ban_override_reason": "по решению СК"}, HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and BanOverride.objects.get().game_id == game.pk
