@@ -163,3 +163,16 @@ def test_f4_reseating_a_tables_game_from_the_console_refuses_a_banned_player(cli
     client.force_login(staff)
     r = client.post(f"/games/{game.pk}/act/", data | {"ban_override_reason": "по решению СК"}, HTTP_HX_REQUEST="true")
     assert r.status_code == 200 and BanOverride.objects.get().game_id == game.pk
+
+
+def test_a_ban_of_a_postponed_seat_becomes_the_players_when_the_seat_is_decided(host):
+    from games.models import GameSeat
+    from players import decisions
+
+    make_players()
+    scripted_game(host, [*NAMES[:4], "Ekho", *NAMES[5:]], penalties=PENALTIES[:2])  # «Ekho»: close to Echo, not his
+    ban = DisciplineRecord.objects.get(kind="ban")
+    assert ban.player_id is None and discipline.active_bans() == []
+    echo = Player.objects.get(nickname="Echo")
+    decisions.decide(kind="seat", pk=GameSeat.objects.get(nickname="Ekho").pk, player=echo)
+    assert [b.player_id for b in discipline.active_bans()] == [echo.pk]
