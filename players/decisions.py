@@ -116,6 +116,8 @@ def decide(*, kind: str, pk: int, player: Player | None = None, create: bool = F
             raise PlayerError(_("Такой записи нет."))
         if row.player_id is not None:
             raise PlayerError(_("«%(nick)s» уже связан с игроком.") % {"nick": row.nickname})
+        if player is not None:
+            _refuse_a_second_place(kind, row, player)
         created = False
         if create:
             if taken := _owners_of(normalize(row.nickname)):
@@ -138,6 +140,20 @@ def decide(*, kind: str, pk: int, player: Player | None = None, create: bool = F
         _follow(games)
         discipline.fill_players()
     return decision
+
+
+def _refuse_a_second_place(kind: str, row: Any, player: Player) -> None:
+    """One person sits once at a game and is one participant of a tournament."""
+    from tournaments.models import Participant
+
+    if kind == LinkDecision.SEAT:
+        other = GameSeat.objects.filter(game_id=row.game_id, player=player).exclude(pk=row.pk).first()
+        if other is not None:
+            raise PlayerError(_("%(player)s уже сидит в этой игре на месте %(seat)s: «%(nick)s» — другой человек.") % {"player": player.nickname, "seat": other.seat_no, "nick": row.nickname})
+    else:
+        other = Participant.objects.filter(tournament_id=row.tournament_id, player=player).exclude(pk=row.pk).first()
+        if other is not None:
+            raise PlayerError(_("%(player)s уже участник этого турнира («%(other)s»): «%(nick)s» — другой человек.") % {"player": player.nickname, "other": other.nickname, "nick": row.nickname})
 
 
 def _link_participant_seats(participant: Any, player: Player) -> list[int]:

@@ -129,3 +129,16 @@ def test_link_players_decides_from_the_command_line(host, capsys):
         call_command("link_players", "--link", f"seat#{seat.pk}", str(burye.pk))  # decided already
     with pytest.raises(CommandError):
         call_command("link_players", "--link", "table#1", "1")
+
+
+def test_a_player_already_at_the_table_is_refused_for_a_second_seat_and_nothing_changes(client, host):
+    make_players()
+    game = scripted_game(host, [*NAMES[:9], "Alphа2"])  # close to Alpha? other numbers: a stranger
+    seat = GameSeat.objects.get(game=game, nickname="Alphа2")
+    alpha = Player.objects.get(nickname="Alpha")  # already on seat 1
+    before = snapshot()
+    with pytest.raises(services.PlayerError):
+        decisions.decide(kind="seat", pk=seat.pk, player=alpha)
+    seat.refresh_from_db()
+    assert seat.player_id is None and snapshot() == before and not LinkDecision.objects.exists()
+    assert not alpha.aliases.filter(nickname="Alphа2").exists()
