@@ -151,9 +151,9 @@ def _refuse_a_second_place(kind: str, row: Any, player: Player) -> None:
         if other is not None:
             raise PlayerError(_("%(player)s уже сидит в этой игре на месте %(seat)s: «%(nick)s» — другой человек.") % {"player": player.nickname, "seat": other.seat_no, "nick": row.nickname})
     else:
-        other = Participant.objects.filter(tournament_id=row.tournament_id, player=player).exclude(pk=row.pk).first()
-        if other is not None:
-            raise PlayerError(_("%(player)s уже участник этого турнира («%(other)s»): «%(nick)s» — другой человек.") % {"player": player.nickname, "other": other.nickname, "nick": row.nickname})
+        twin = Participant.objects.filter(tournament_id=row.tournament_id, player=player).exclude(pk=row.pk).first()
+        if twin is not None:
+            raise PlayerError(_("%(player)s уже участник этого турнира («%(other)s»): «%(nick)s» — другой человек.") % {"player": player.nickname, "other": twin.nickname, "nick": row.nickname})
 
 
 def _link_participant_seats(participant: Any, player: Player) -> list[int]:
