@@ -142,3 +142,16 @@ def test_a_player_already_at_the_table_is_refused_for_a_second_seat_and_nothing_
     seat.refresh_from_db()
     assert seat.player_id is None and snapshot() == before and not LinkDecision.objects.exists()
     assert not alpha.aliases.filter(nickname="Alphа2").exists()
+
+
+def test_a_player_already_in_the_tournament_is_refused_for_a_second_participant(django_user_model):
+    organizer = django_user_model.objects.create_user(username="org")
+    t = tournament_services.tournament_create(name="Cup", organizer=organizer)
+    chaika = services.player_create(nickname="Чайка")
+    tournament_services.participants_add(tournament=t, entries=["Чайка", "Чайкин"])
+    services.participants_link_known(participants=t.participants.all())
+    other = t.participants.get(nickname="Чайкин")
+    with pytest.raises(services.PlayerError):
+        decisions.decide(kind="participant", pk=other.pk, player=chaika)
+    other.refresh_from_db()
+    assert other.player_id is None
