@@ -25,6 +25,7 @@ from django.db.models import (
 from django.utils import timezone
 
 from games.models import SeatResult
+from games.rules.nicknames import nickname_sort_key
 from players.models import Player, PlayerGame, PlayerStats
 from players.statistics import COUNTERS, ROLES, rate
 
@@ -108,9 +109,9 @@ def leaderboard(f: Filters) -> tuple[list[Row], int]:
         return _stored_page(f)
     rows = [r for r in _season_rows(f) if _tab_games(r, f.tab) >= max(1, f.min_games)]
     if f.tab == "rating":
-        rows.sort(key=lambda r: (-(r.rating or 0.0), -r.rated_games, r.nickname.casefold()))
+        rows.sort(key=lambda r: (-(r.rating or 0.0), -r.rated_games, nickname_sort_key(r.nickname)))
     else:
-        rows.sort(key=lambda r: (-(r.role(f.tab)[2] or 0.0), -r.role(f.tab)[0], r.nickname.casefold()))
+        rows.sort(key=lambda r: (-(r.role(f.tab)[2] or 0.0), -r.role(f.tab)[0], nickname_sort_key(r.nickname)))
     for i, r in enumerate(rows, start=1):
         r.rank = i
         r.extra["tab"] = f.tab

@@ -1,9 +1,11 @@
 """Matching typed nicknames to players (pure: no Django).
 
 Terms:
-- *key*: a nickname normalised for comparison: case folded, ``ё`` read as
-  ``е``, runs of whitespace collapsed to one space, ends stripped. ``Ёжик``,
-  `` ежик `` and ``ЕЖИК`` share the key ``ежик``.
+- *key*: a nickname normalised for comparison (games/rules/nicknames.py):
+  case folded, ``ё`` read as ``е``, Latin look-alike letters read as the
+  Cyrillic ones, zero-width characters dropped, runs of whitespace collapsed
+  to one space, ends stripped. ``Ёжик``, `` ежик `` and ``ЕЖИК`` share the key
+  ``ежик``; «Чайкa» (Latin a) and «Чайка» share one too.
 - *known*: the key equals the key of exactly one player's display nickname
   or one of his aliases (former nicknames).
 - *ambiguous*: the key names several players (two people once used it).
@@ -22,7 +24,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-_SPACES = re.compile(r"\s+")
+from games.rules.nicknames import nickname_key
+
 _NUMBERS = re.compile(r"\d+")
 
 KNOWN = "known"
@@ -37,7 +40,7 @@ def _numbers(key: str) -> list[str]:
 
 
 def normalize(nickname: str) -> str:
-    return _SPACES.sub(" ", nickname.casefold().replace("ё", "е")).strip()
+    return nickname_key(nickname)
 
 
 @dataclass(frozen=True)

@@ -167,3 +167,77 @@ class RatedGame(models.Model):
     class Meta:
         ordering = ["finished_at", "game_id"]
         indexes = [models.Index(fields=["finished_at", "game"], name="players_rated_order")]
+
+
+class LinkDecision(models.Model):
+    """A person's answer for a seat or a participant that had no player: linked
+    to a suggested or searched player, or a new player created for it (the
+    decision queue, players/decisions.py). Kept so the registry says who decided."""
+
+    SEAT = "seat"
+    PARTICIPANT = "participant"
+    KINDS = [(SEAT, _("место в игре")), (PARTICIPANT, _("участник турнира"))]
+
+    kind = models.CharField(max_length=16, choices=KINDS)
+    seat = models.ForeignKey("games.GameSeat", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    participant = models.ForeignKey("tournaments.Participant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    nickname = models.CharField(max_length=64)  # as typed on the seat or participant
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="link_decisions")
+    created_player = models.BooleanField(default=False)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.nickname} → {self.player_id}"
+
+
+class DisciplineRecord(models.Model):
+    """A reprimand (F3) or a 7-day ban (F4) a game's penalties brought, written when
+    the game ends and derived from its log (players/discipline.py, players/bans.py).
+    `player` is the seat's player (set later when the seat is decided)."""
+
+    REPRIMAND = "reprimand"
+    BAN = "ban"
+    KINDS = [(REPRIMAND, _("выговор")), (BAN, _("запрет играть 7 дней"))]
+
+    kind = models.CharField(max_length=16, choices=KINDS)
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="discipline_records")
+    seat_no = models.PositiveSmallIntegerField()
+    nickname = models.CharField(max_length=64)
+    player = models.ForeignKey(Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="discipline")
+    rule = models.CharField(max_length=8)  # F3 | F4
+    cause = models.CharField(max_length=16)  # fouls | disqualify | warnings
+    reason = models.CharField(max_length=300, blank=True)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    given_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True)  # bans only
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    lift_reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["-given_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["game", "seat_no", "kind"], name="unique_discipline_per_seat")]
+        indexes = [models.Index(fields=["player", "kind", "ends_at"], name="players_discipline_active")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.nickname} ({self.game_id})"
+
+
+class BanOverride(models.Model):
+    """An organizer seated a banned player anyway, with a reason (the ban stays)."""
+
+    record = models.ForeignKey(DisciplineRecord, on_delete=models.CASCADE, related_name="overrides")
+    game = models.ForeignKey("games.Game", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    reason = models.CharField(max_length=300)
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"override {self.record_id}: {self.reason}"

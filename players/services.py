@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from games.models import GameSeat
 from players.matching import KNOWN, Match, normalize
-from players.models import Player, PlayerGame, PlayerMerge
+from players.models import DisciplineRecord, Player, PlayerGame, PlayerMerge
 from players.names import NEW_CHOICE as NEW_CHOICE
 from players.names import PlayerError as PlayerError
 from players.names import Resolution as Resolution
@@ -59,6 +59,7 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
         first = PlayerGame.objects.filter(player=duplicate).order_by("finished_at", "game_id").values_list("finished_at", "game_id").first()
         seats = GameSeat.objects.filter(player=duplicate).update(player=into)
         participants = Participant.objects.filter(player=duplicate).update(player=into)
+        DisciplineRecord.objects.filter(player=duplicate).update(player=into)  # his reprimands and bans are the kept player's
         for alias in list(duplicate.aliases.all()):
             player_add_alias(player=into, nickname=alias.nickname)
         player_add_alias(player=into, nickname=duplicate.nickname)
@@ -70,6 +71,7 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
             into.user_id = duplicate.user_id
         into.save()
         merge = PlayerMerge.objects.create(kept=into, merged_player_id=duplicate.pk, merged_nickname=duplicate.nickname, seats_moved=seats, participants_moved=participants, by=by if getattr(by, "is_authenticated", False) else None)
+        participants_fold_after_merge(player=into)
         if first is not None:
             from players import book
 
@@ -81,6 +83,66 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
 
 
 # --- seats and participants --------------------------------------------------------
+
+
+def _played(participant: Any) -> bool:
+    return bool(participant.seats.exists())
+
+
+def participants_fold_after_merge(*, player: Player) -> list[Any]:
+    """After a merge, one person may be two participants of one tournament. When at
+    most one of them sat at a table they are shown as one: the others (no seats)
+    go, the participant who played (else the first registered) stays. When both
+    played, nothing is guessed: they are returned, and the decision queue asks
+    the organizer which to keep (``participants_fold``)."""
+    from tournaments.models import Participant
+
+    undecided: list[Any] = []
+    by_tournament: dict[int, list[Any]] = {}
+    for p in Participant.objects.filter(player=player).order_by("pk"):
+        by_tournament.setdefault(p.tournament_id, []).append(p)
+    for group in by_tournament.values():
+        if len(group) < 2:
+            continue
+        played = [p for p in group if _played(p)]
+        if len(played) > 1:
+            undecided.extend(played)
+            continue
+        keep = played[0] if played else group[0]
+        Participant.objects.filter(pk__in=[p.pk for p in group if p.pk != keep.pk]).delete()
+    return undecided
+
+
+def duplicate_participants(*, tournaments: Any = None) -> list[list[Any]]:
+    """Groups of participants of one tournament who are one player (each group ≥ 2)."""
+    from django.db.models import Count
+
+    from tournaments.models import Participant
+
+    qs = Participant.objects.filter(player__isnull=False)
+    if tournaments is not None:
+        qs = qs.filter(tournament__in=tournaments)
+    pairs = qs.values("tournament_id", "player_id").annotate(n=Count("id")).filter(n__gt=1)
+    groups = []
+    for row in pairs:
+        groups.append(list(Participant.objects.filter(tournament_id=row["tournament_id"], player_id=row["player_id"]).select_related("tournament", "player").order_by("pk")))
+    return groups
+
+
+def participants_fold(*, keep: Any, drop: Any) -> Any:
+    """The organizer's answer: `drop`'s table seats become `keep`'s, and `drop` goes.
+    Refused when they sat at one table (two seats of one game cannot be one person's)."""
+    from tournaments.models import Participant, TableSeat
+
+    if keep.pk == drop.pk or keep.tournament_id != drop.tournament_id or keep.player_id is None or keep.player_id != drop.player_id:
+        raise PlayerError(_("Объединять можно только участников одного турнира, которые один игрок."))
+    with transaction.atomic():
+        tables = set(TableSeat.objects.filter(participant=keep).values_list("table_id", flat=True))
+        if TableSeat.objects.filter(participant=drop, table_id__in=tables).exists():
+            raise PlayerError(_("«%(a)s» и «%(b)s» сидели за одним столом: это два человека, не объединяю.") % {"a": keep.nickname, "b": drop.nickname})
+        TableSeat.objects.filter(participant=drop).update(participant=keep)
+        Participant.objects.filter(pk=drop.pk).delete()
+    return keep
 
 
 def game_link_seats(*, game: Any, players: Iterable[Player | None]) -> int:
@@ -121,6 +183,9 @@ def link_existing(*, create_missing: bool = False) -> LinkReport:
                     index = name_index()
                     report.created += 1
                     report.linked += 1
+        from players.discipline import fill_players
+
+        fill_players()
     return report
 
 

@@ -8,6 +8,11 @@ app_name = "players"
 
 urlpatterns = [
     path("players/", views.player_list, name="list"),
+    path("players/pending/", views.pending, name="pending"),
+    path("players/pending/decide/", views.pending_decide, name="pending_decide"),
+    path("players/pending/fold/", views.pending_fold, name="pending_fold"),
+    path("players/discipline/", views.discipline_page, name="discipline"),
+    path("players/discipline/<int:pk>/lift/", views.discipline_lift, name="discipline_lift"),
     path("players/<int:pk>/", views.player_detail, name="detail"),
     path("players/<int:pk>/rename/", views.player_rename, name="rename"),
     path("players/<int:pk>/merge/", views.player_merge, name="merge"),

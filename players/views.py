@@ -7,17 +7,26 @@ from io import BytesIO
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import formats
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from players import chart, leaderboard, services, trust
+from games.rules.nicknames import nickname_sort_key
+from players import chart, decisions, discipline, leaderboard, services, trust
 from players.leaderboard import TABS, Filters
-from players.models import Player, PlayerGame, PlayerMerge, PlayerStats
+from players.models import (
+    DisciplineRecord,
+    LinkDecision,
+    Player,
+    PlayerGame,
+    PlayerMerge,
+    PlayerStats,
+)
 from players.rating import RatingSettings
 from players.statistics import COUNTERS, Line, role_rows
 
@@ -57,7 +66,11 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     """Join the chosen duplicate into this player (its games and participations move here)."""
     _staff(request)
     kept = get_object_or_404(Player, pk=pk)
-    duplicate = services.player_by_nickname(str(request.POST.get("duplicate", ""))[:64])
+    # The duplicate is picked from the suggestions (his id); a typed nickname or id still works.
+    picked = str(request.POST.get("duplicate", "")).strip() or str(request.POST.get("duplicate_other", ""))
+    duplicate = decisions.find_player(picked[:64]) if picked.strip() else None
+    if duplicate is not None and duplicate.pk == kept.pk:
+        duplicate = None
     if duplicate is None:
         messages.error(request, _("Выберите игрока, которого нужно присоединить."))
     else:
@@ -94,7 +107,7 @@ def player_list(request: HttpRequest) -> HttpResponse:
     players = Player.objects.select_related("stats")
     if q:
         players = players.filter(Q(nickname__icontains=q) | Q(aliases__nickname__icontains=q)).distinct()
-    return render(request, "players/list.html", {"players": players.order_by("nickname")[:200], "q": q})
+    return render(request, "players/list.html", {"players": sorted(players.order_by("nickname")[:200], key=lambda p: nickname_sort_key(p.nickname)), "q": q})
 
 
 def _totals(player: Player) -> tuple[Line, PlayerStats | None]:
@@ -135,6 +148,10 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "games": games,
             "aliases": list(player.aliases.all()),
             "merges": list(player.merges.all()),
+            "duplicates": decisions.duplicate_suggestions(player) if request.user.is_authenticated and request.user.is_staff else [],
+            "discipline": list(DisciplineRecord.objects.filter(player=player).select_related("game", "host", "lifted_by").prefetch_related("overrides")),
+            "discipline_counts": discipline.counts_by_tournament(player),
+            "now": timezone.now(),
         },
     )
 
@@ -253,3 +270,104 @@ def how_rating_works(request: HttpRequest) -> HttpResponse:
 
     conf = RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
     return render(request, "players/how.html", {"conf": conf})
+
+
+def pending(request: HttpRequest) -> HttpResponse:
+    """The decision queue: every seat and participant this user may decide, with its suggestions."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    rows = decisions.pending_rows(request.user)
+    recent = LinkDecision.objects.select_related("player").filter(by=request.user)[:20]
+    user: Any = request.user
+    twins = services.duplicate_participants(tournaments=None if user.is_staff else user.organized_tournaments.all())
+    return render(request, "players/pending.html", {"rows": rows, "recent": recent, "twins": twins})
+
+
+@require_POST
+def pending_fold(request: HttpRequest) -> HttpResponse:
+    """The organizer keeps one of two participants who are one player (both played)."""
+    from tournaments.models import Participant
+
+    ids = []
+    for name in ("keep", "drop"):
+        try:
+            ids.append(int(str(request.POST.get(name, ""))))
+        except ValueError:
+            ids.append(0)
+    found = Participant.objects.select_related("tournament").in_bulk(ids)
+    keep, drop = found.get(ids[0]), found.get(ids[1])
+    user: Any = request.user
+    if keep is None or drop is None or not (user.is_authenticated and (user.is_staff or keep.tournament.is_organizer(user))):
+        messages.error(request, _("Эту пару участников объединить нельзя: её уже решили, или турнир не ваш."))
+        return redirect("players:pending")
+    try:
+        services.participants_fold(keep=keep, drop=drop)
+    except services.PlayerError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Оставлен участник «%(nick)s»; игры второго теперь его.") % {"nick": keep.nickname})
+    return redirect("players:pending")
+
+
+@require_POST
+def pending_decide(request: HttpRequest) -> HttpResponse:
+    """One decision: `choice` is a player id (a suggestion), `new` (create one) or
+    `search` (the player named in `nick`: his id or his nickname)."""
+    kind = str(request.POST.get("kind", ""))
+    try:
+        pk = int(str(request.POST.get("pk", "")))
+    except ValueError:
+        pk = 0
+    if kind not in (LinkDecision.SEAT, LinkDecision.PARTICIPANT) or not decisions.user_can_decide(request.user, kind, pk):
+        messages.error(request, _("Эту запись решать нельзя: её уже решили, или она не из ваших игр и турниров."))
+        return redirect("players:pending")
+    choice = str(request.POST.get("choice", ""))
+    player = None
+    if choice == "search":
+        player = decisions.find_player(str(request.POST.get("nick", ""))[:64])
+        if player is None:
+            messages.error(request, _("Игрок не найден: укажите его точный ник или номер."))
+            return redirect("players:pending")
+    elif choice.isdigit():
+        player = Player.objects.filter(pk=int(choice)).first()
+    elif choice != services.NEW_CHOICE:
+        messages.error(request, _("Выберите игрока или создайте нового."))
+        return redirect("players:pending")
+    try:
+        decision = decisions.decide(kind=kind, pk=pk, player=player, create=choice == services.NEW_CHOICE, by=request.user)
+    except services.PlayerError as exc:
+        messages.error(request, exc.message)
+        return redirect("players:pending")
+    messages.success(request, _("«%(nick)s» — это %(player)s.") % {"nick": decision.nickname, "player": decision.player.nickname})
+    return redirect("players:pending")
+
+
+def discipline_page(request: HttpRequest) -> HttpResponse:
+    """The club's discipline: active bans (F4) first, then the latest records."""
+    now = timezone.now()
+    return render(
+        request,
+        "players/discipline.html",
+        {
+            "bans": discipline.active_bans(now=now),
+            "records": DisciplineRecord.objects.select_related("player", "game", "host", "lifted_by")[:100],
+            "may_lift": discipline.may_override(request.user),
+            "now": now,
+        },
+    )
+
+
+@require_POST
+def discipline_lift(request: HttpRequest, pk: int) -> HttpResponse:
+    """An organizer lifts a reprimand or a ban (e.g. of an annulled game, W6), with a reason."""
+    record = get_object_or_404(DisciplineRecord.objects.select_related("game"), pk=pk)
+    table = getattr(record.game, "tournament_table", None)
+    tournament = table.round.stage.tournament if table is not None else None
+    if not discipline.may_override(request.user, tournament):
+        raise PermissionDenied(_("Снять выговор или запрет может только организатор."))
+    reason = str(request.POST.get("reason", ""))[:300]
+    if not reason.strip():
+        messages.error(request, _("Укажите причину: она записывается."))
+    elif record.lifted_at is None:
+        discipline.record_lift(record=record, reason=reason, by=request.user)
+    return redirect("players:discipline")

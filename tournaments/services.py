@@ -27,6 +27,7 @@ from django.utils.translation import gettext as _
 from games import services as game_services
 from games.models import Game, GameSeat, GameStatus
 from games.rules import RuleViolation
+from games.rules.nicknames import nickname_key
 from games.rules.regulations import Regulations
 from games.rules.schema import check_text
 from games.titles import STAGE_NAME, TOURNAMENT_CREATED, table_game_title
@@ -209,14 +210,15 @@ def _decode(content: bytes) -> str:
 
 
 def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str] | str]) -> ImportResult:
-    """Add participants by nickname (case-insensitive duplicates are kept once).
+    """Add participants by nickname; a nickname already there is kept once, whatever
+    its case, ё/е or Latin look-alike letters (games/rules/nicknames.py).
 
     At most MAX_PARTICIPANTS per tournament: a longer list is refused whole,
     before anything is written; the rows go in with one INSERT, so the write
     lock is held for milliseconds whatever the list."""
     User = get_user_model()
     result = ImportResult()
-    known = {n.casefold() for n in tournament.participants.values_list("nickname", flat=True)}
+    known = {nickname_key(n) for n in tournament.participants.values_list("nickname", flat=True)}
     before = len(known)
     new: list[tuple[str, str]] = []
     for entry in entries:
@@ -226,10 +228,10 @@ def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str
         nick = _CONTROL.sub("", nick).strip()[:64].strip()
         if not nick:
             continue
-        if nick.casefold() in known:
+        if nickname_key(nick) in known:
             result.existing.append(nick)
             continue
-        known.add(nick.casefold())
+        known.add(nickname_key(nick))
         new.append((nick, username[:150]))
         if before + len(new) > MAX_PARTICIPANTS:
             raise _too_many()
@@ -434,7 +436,7 @@ class StartResult:
     skipped: list[tuple[Table, str]] = field(default_factory=list)
 
 
-def round_start_games(*, round: Round, by: Any) -> StartResult:
+def round_start_games(*, round: Round, by: Any, ban_override_reason: str = "") -> StartResult:
     """Create the game of every table of the round that has a host and ten seats.
 
     Each game is created for the table's host (it shows in his «Мои игры»),
@@ -442,8 +444,15 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
     game was annulled (W6: a replay is ordered) gets a new game; the annulled
     one stays linked to the table (``Table.annulled_games``), marked and not
     counted, in the workbook and the players' histories.
+
+    A table with a banned player (F4, players/discipline.py) is not started —
+    the refusal names the ban's end and its game — unless an organizer gives
+    `ban_override_reason` (recorded with each ban it overrides).
     """
+    from players import discipline
+
     tournament = round.stage.tournament
+    override = " ".join(ban_override_reason.split()) if discipline.may_override(by, tournament) else ""
     regs = Regulations.from_dict(tournament.regulations or {})
     result = StartResult()
     for table in round.tables.select_related("host", "game").order_by("number"):
@@ -456,6 +465,10 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
         players = table_players(table)
         if len(players) != TABLE_SIZE:
             result.skipped.append((table, _("занято %(n)s мест из 10") % {"n": len(players)}))
+            continue
+        bans = discipline.seating_check(TableSeat.objects.filter(table=table).values_list("participant__player_id", flat=True))
+        if bans.bans and not override:
+            result.skipped.append((table, " ".join(bans.refusals)))
             continue
         with transaction.atomic():
             locked = Table.objects.select_for_update().get(pk=table.pk)
@@ -472,6 +485,8 @@ def round_start_games(*, round: Round, by: Any) -> StartResult:
             if replay and locked.game_id is not None:
                 locked.annulled_games.add(locked.game_id)  # W6: the annulled protocol stays in the tournament
             _link_seat_players(table, game)
+            if bans.bans:
+                discipline.record_overrides(check=bans, game=game, reason=override, by=by)
             locked.game = game
             locked.counted = False
             locked.save(update_fields=["game", "counted"])

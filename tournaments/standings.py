@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from games.models import GameStatus, Penalty, SeatResult
+from games.rules.nicknames import nickname_sort_key
 from games.rules.regulations import Regulations
 from tournaments import visibility
 from tournaments.models import (
@@ -359,7 +360,7 @@ def rank(rows: list[Standing], tiebreakers: Iterable[str]) -> None:
             out.append(-value if TIEBREAKERS[tb] else value)
         return tuple(out)
 
-    rows.sort(key=lambda st: (key(st), st.nickname.casefold()))
+    rows.sort(key=lambda st: (key(st), nickname_sort_key(st.nickname)))
     previous: tuple[Any, ...] | None = None
     for i, st in enumerate(rows, start=1):
         k = key(st)

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games.models import Game
 from games.permissions import user_can_edit_game
+from games.rules.nicknames import nickname_sort_key
 from games.rules.regulations import Regulations
 from players import services as players_services
 from tournaments import exports, services, standings, visibility
@@ -100,7 +101,7 @@ def _detail_context(request: HttpRequest, t: Tournament) -> dict[str, Any]:
     if request.user.is_authenticated:
         my_tables = list(Table.objects.filter(round__stage__tournament=t, host=request.user).select_related("round__stage", "game").order_by("round__stage__order", "round__number", "number"))
     is_organizer = t.is_organizer(request.user)
-    participants = list(t.participants.select_related("user").order_by("nickname"))
+    participants = sorted(t.participants.select_related("user"), key=lambda p: nickname_sort_key(p.nickname))  # Russian order, Ё beside Е
     # The list is shown a page at a time: a tournament may hold up to
     # services.MAX_PARTICIPANTS, and the page also carries the organizer's forms.
     page = Paginator(participants, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("participants_page"))
@@ -308,7 +309,7 @@ def round_create(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 def _round_context(request: HttpRequest, t: Tournament, rnd: Round, **extra: Any) -> dict[str, Any]:
     tables = list(rnd.tables.order_by("number").select_related("host", "game").prefetch_related("seats__participant"))
     seated = {s.participant_id for tb in tables for s in tb.seats.all()}
-    participants = list(t.participants.order_by("nickname"))
+    participants = sorted(t.participants.all(), key=lambda p: nickname_sort_key(p.nickname))  # Russian order, Ё beside Е
     rows = []
     for tb in tables:
         by_seat = {s.seat_no: s.participant for s in tb.seats.all()}
@@ -387,7 +388,7 @@ def table_seat(request: HttpRequest, pk: int, tid: int) -> HttpResponse:
 def round_start(request: HttpRequest, pk: int, rid: int) -> HttpResponse:
     t = _organized(request, pk)
     rnd = get_object_or_404(Round, pk=rid, stage__tournament=t)
-    result = services.round_start_games(round=rnd, by=request.user)
+    result = services.round_start_games(round=rnd, by=request.user, ban_override_reason=str(request.POST.get("ban_override_reason", ""))[:300])
     notice = _("Начато игр: %(n)s.") % {"n": len(result.started)}
     error = "; ".join(_("стол %(n)s: %(why)s") % {"n": tb.number, "why": why} for tb, why in result.skipped)
     return _round_response(request, t, rnd, notice=notice, error=error)

@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.rules import RuleViolation, schema
 from games.rules.catalogue import reason as catalogue_reason
+from games.rules.nicknames import nickname_key
 from games.rules.schema import (
     MAX_NICKNAME,
     MAX_REASON,
@@ -106,9 +107,10 @@ def check_nicknames(players: list[str], field: str = "players") -> list[str]:
         raise ActionFormError(field, gettext("никнейм длиннее %(n)s символов: %(nick)s") % {"n": MAX_NICK, "nick": too_long[0][:20]})
     seen: set[str] = set()
     for p in players:
-        if p.casefold() in seen:
+        # One nickname whatever its case, ё/е or Latin look-alike letters (games/rules/nicknames.py).
+        if nickname_key(p) in seen:
             raise ActionFormError(field, gettext("никнейм повторяется: %(nick)s") % {"nick": p})
-        seen.add(p.casefold())
+        seen.add(nickname_key(p))
     return players
 
 

@@ -46,6 +46,7 @@ from games.permissions import user_can_edit_game, user_may_host_rated_games
 from games.reading import running_tech_pause
 from games.rules import RuleViolation, legal_actions, penalty_offer
 from games.rules.catalogue import PENALTY_REASONS
+from games.rules.nicknames import nickname_sort_key
 
 CONSOLE = "games/console.html"
 logger = logging.getLogger(__name__)
@@ -129,6 +130,7 @@ def game_list(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def game_create(request: HttpRequest) -> HttpResponse:
     # Imported here: players builds on games, not the other way round.
+    from players import discipline
     from players import names as player_services
 
     form = GameCreateForm(request.POST or None)
@@ -136,12 +138,22 @@ def game_create(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid() and form.cleaned_data.get("rated") and not user_may_host_rated_games(request.user):
         # Refused before anything is stored: the host unticks it or asks staff (players/trust.py).
         form.add_error("rated", gettext("Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда."))
+    ban_refused = False
     if request.method == "POST" and form.is_valid():
         players = form.cleaned_data["players"]
         # Typed nicknames are matched to players; close or unknown ones are
         # confirmed once by the host before the game is created.
         matching = player_services.seating_check(players, request.POST, by=request.user)
-        if not matching.pending:
+        # F4: a banned player is not seated unless an organizer overrides it with a reason.
+        bans = discipline.seating_check(matching.player_ids) if not matching.pending else None
+        override = " ".join(str(request.POST.get("ban_override_reason", "")).split())
+        if bans and bans.bans and not (override and discipline.may_override(request.user)):
+            for text in bans.refusals:
+                form.add_error(None, text)
+            ban_refused = True
+            # The choices stay on the page for the next submit.
+            matching.pending = [i for i, m in enumerate(matching.matches) if m.status != "known"]
+        elif not matching.pending:
             typed = list(players)
             seed = ""
             if form.cleaned_data["seating"] == "random":
@@ -153,6 +165,8 @@ def game_create(request: HttpRequest) -> HttpResponse:
                 form.add_error(None, pt.violation_text(exc))
             else:
                 player_services.seat_players(game=game, nicknames=typed, resolution=matching, by=request.user)
+                if bans and bans.bans:
+                    discipline.record_overrides(check=bans, game=game, reason=override, by=request.user)
                 if form.cleaned_data.get("rated"):
                     services.game_set_rated(game=game, rated=True)
                 return redirect("games:console", pk=game.pk)
@@ -164,8 +178,8 @@ def game_create(request: HttpRequest) -> HttpResponse:
     )
     pending = [(i, matching.matches[i]) for i in matching.pending] if matching else []
     # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
-    ordered = sorted(known, key=lambda k: (-k["n"], k["nickname"].casefold().replace("ё", "е"), k["nickname"]))
-    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending})
+    ordered = sorted(known, key=lambda k: (-k["n"], nickname_sort_key(k["nickname"])))
+    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending, "ban_refused": ban_refused, "may_override_ban": ban_refused and discipline.may_override(request.user)})
 
 
 # --- the console ----------------------------------------------------------------------------
@@ -197,6 +211,10 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         expected = parse_expected_seq(request.POST)
         # The position the action would take names it in a refusal (schema).
         action = parse_action(request.POST, index=game.active_actions().count())
+        if action.get("do") == "seat":
+            refusal = _seating_ban_refusal(request, game, action["players"])
+            if refusal:
+                return _console_response(request, game, error=refusal, status=422)
         if action.get("do") == "seat" and request.POST.get("seating") == "random":
             # S1: the seed goes into the log with the seating it produced.
             players, seed = services.draw_seating(action["players"])
@@ -209,6 +227,24 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         game.refresh_from_db()
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
     return _after_commit(request, game, lambda: _after_act(request, game, action))
+
+
+def _seating_ban_refusal(request: HttpRequest, game: Game, nicknames: list[str]) -> str:
+    """F4: a banned player typed into a table's seating is refused (the ban's end and
+    game named), unless an organizer gives a reason (recorded with the game)."""
+    from players import discipline
+    from players import names as player_services
+
+    ids = [m.player.player_id for m in player_services.players_match(nicknames=nicknames) if m.status == "known" and m.player is not None]
+    check = discipline.seating_check(ids)
+    if not check.bans:
+        return ""
+    table = getattr(game, "tournament_table", None)
+    override = " ".join(str(request.POST.get("ban_override_reason", "")).split())
+    if override and discipline.may_override(request.user, table.round.stage.tournament if table is not None else None):
+        discipline.record_overrides(check=check, game=game, reason=override, by=request.user)
+        return ""
+    return " ".join(check.refusals)
 
 
 def _after_act(request: HttpRequest, game: Game, action: dict[str, Any]) -> HttpResponse:

@@ -38,6 +38,7 @@ from typing import Any
 
 from games.rules.catalogue import PENALTY_REASONS
 from games.rules.errors import RuleViolation
+from games.rules.nicknames import nickname_key
 
 # --- limits ----------------------------------------------------------------------
 
@@ -114,7 +115,8 @@ def check_title(value: Any) -> str:
 
 def check_nicknames(players: Any, *, index: int | None = None, field: str = "players") -> list[str]:
     """Nicknames in seat order: each 1..64 characters after trimming, unique
-    case-insensitively. The count (ten, S1) is the engine's to refuse."""
+    case-insensitively and across look-alike letters (games/rules/nicknames.py:
+    «Чайкa» with a Latin a is «Чайка»). The count (ten, S1) is the engine's to refuse."""
     if not isinstance(players, list):
         raise bad_action(index, field, "must be a list of nicknames", "должно быть списком никнеймов")
     if len(players) > 10:
@@ -123,7 +125,7 @@ def check_nicknames(players: Any, *, index: int | None = None, field: str = "pla
     seen: set[str] = set()
     for i, raw in enumerate(players):
         nick = check_text(raw, index=index, field=f"{field}[{i}]", max_len=MAX_NICKNAME, min_len=1)
-        key = nick.casefold()
+        key = nickname_key(nick)
         if key in seen:
             raise bad_action(index, f"{field}[{i}]", f"repeats the nickname {nick!r}", f"никнейм «{nick}» повторяется")
         seen.add(key)
