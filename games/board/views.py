@@ -80,7 +80,8 @@ def _as_of(game: Game) -> datetime | None:
 
 
 # The overlay may talk to obs-websocket on the streamer's own machine (static/js/overlay-obs.js).
-OVERLAY_CSP = {**settings.SECURE_CSP, "connect-src": [*settings.SECURE_CSP.get("connect-src", []), "ws://127.0.0.1:*", "ws://localhost:*"]}
+_CSP: dict[str, list[str]] = settings.SECURE_CSP  # type: ignore[assignment]  # a dict of lists (settings.py)
+OVERLAY_CSP: dict[str, list[str]] = {**_CSP, "connect-src": [*_CSP.get("connect-src", []), "ws://127.0.0.1:*", "ws://localhost:*"]}
 
 
 @require_safe
