@@ -57,7 +57,7 @@ CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_O
 # set (it overwrites whatever the client sent). /healthz stays plain HTTP so
 # the proxy and the supervisor can probe a worker directly.
 HTTPS = env_bool("DJANGO_HTTPS", False)
-SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz(/ready|/live)?/?$"]
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
