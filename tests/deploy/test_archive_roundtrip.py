@@ -99,8 +99,9 @@ def run(env: dict[str, str], *args: str) -> str:
 
 
 def without_time(archive: dict) -> dict:
-    """The archive but for when it was written (ids are kept: the same on both sides)."""
+    """The archive but for when and by which commit it was written (ids are kept: the same on both sides)."""
     archive.pop("exported_at")
+    archive.pop("app_version")
     return archive
 
 
