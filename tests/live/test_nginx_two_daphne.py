@@ -86,7 +86,7 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: floa
 def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: int) -> str:
     """The shipped site config on local ports, without TLS, and naming the worker it chose."""
     site = SITE.read_text()
-    servers = "".join(f"    server 127.0.0.1:{p} max_fails=3 fail_timeout=10s;\n" for p in upstream_ports)
+    servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in upstream_ports)
     site, n = re.subn(r"(?m)^    server 127\.0\.0\.1:800\d[^\n]*\n(?:    server 127\.0\.0\.1:800\d[^\n]*\n)*", servers, site)
     assert n == 1, "the upstream block of the shipped config changed shape"
     for line in ("listen [::]:80;", "listen [::]:443 ssl http2;"):
