@@ -27,8 +27,8 @@ import uuid
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 from django.db import connection, transaction
-from django.utils import timezone
 from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 
 # Long enough for a loaded Redis, short enough for a proxy's probe.

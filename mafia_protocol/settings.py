@@ -8,7 +8,9 @@ layer) need no server at all, so `make run` works on a fresh machine.
 import hashlib
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -176,7 +178,7 @@ else:
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 
 
-def default_channel_layer_prefix(database: dict[str, object]) -> str:
+def default_channel_layer_prefix(database: Mapping[str, Any]) -> str:
     """The channel-layer prefix a deployment gets unless CHANNEL_LAYER_PREFIX says otherwise.
 
     Redis pub/sub channels ignore the db number of REDIS_URL, so two

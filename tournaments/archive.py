@@ -58,14 +58,47 @@ from django.core.management.color import no_style
 from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
-from discord_bridge.models import BotHeartbeat, ChatPost, DiscordLink, Proposal, TournamentDiscordLink, VoiceSnapshot
+from discord_bridge.models import (
+    BotHeartbeat,
+    ChatPost,
+    DiscordLink,
+    Proposal,
+    TournamentDiscordLink,
+    VoiceSnapshot,
+)
 from games import services
 from games.board import publish
-from games.models import Game, GameAction, GameSeat, NightAction, Nomination, Penalty, SeatResult, Vote
+from games.models import (
+    Game,
+    GameAction,
+    GameSeat,
+    NightAction,
+    Nomination,
+    Penalty,
+    SeatResult,
+    Vote,
+)
 from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
 from games.rules.schema import JSONInputError, parse_json, validate_action
-from players.models import Alias, Player, PlayerGame, PlayerMerge, PlayerStats, RatedGame
-from tournaments.models import ExtraPoints, Participant, Round, ScoringRevision, Stage, Table, TableSeat, Tournament
+from players.book import recompute as recompute_ratings
+from players.models import (
+    Alias,
+    Player,
+    PlayerGame,
+    PlayerMerge,
+    PlayerStats,
+    RatedGame,
+)
+from tournaments.models import (
+    ExtraPoints,
+    Participant,
+    Round,
+    ScoringRevision,
+    Stage,
+    Table,
+    TableSeat,
+    Tournament,
+)
 
 FORMAT = "mafia-protocol-archive/2"
 FORMAT_V1 = "mafia-protocol-archive/1"
@@ -269,7 +302,8 @@ def _export_rows(spec: ModelSpec, usernames: dict[int, str], named: set[int], *,
         rows.append(row)
     for name in (n for n in names if _model_field(spec, n).many_to_many):
         m2m = _model_field(spec, name)
-        through = m2m.remote_field.through  # type: ignore[attr-defined]
+        rel: Any = m2m.remote_field
+        through = rel.through
         source, target = m2m.m2m_field_name(), m2m.m2m_reverse_field_name()  # type: ignore[attr-defined]
         linked: dict[int, list[Any]] = defaultdict(list)
         for owner, other in through.objects.order_by(source, target).values_list(f"{source}_id", f"{target}_id"):
@@ -405,9 +439,7 @@ def import_archive(data: dict[str, Any], *, check_only: bool = False, allow_supe
                 _derive_v1_games(tables)
             report.flagged = _read_games_by_todays_rules()
             _reset_sequences()
-            from players.book import recompute  # players' own rebuild; imported late: it pulls the rating module
-
-            recompute()
+            recompute_ratings()  # the players' own rebuild of statistics and ratings
             if check_only:
                 raise _CheckOnly
     except _CheckOnly:
@@ -510,7 +542,7 @@ def _archived_times(model: type[models.Model]) -> Iterator[None]:
             switched.append((f, f.auto_now, f.auto_now_add))
             f.auto_now = f.auto_now_add = False
             if f.null is False:
-                f.pre_save = _now_when_empty(f)  # type: ignore[method-assign]
+                vars(f)["pre_save"] = _now_when_empty(f)  # an instance attribute shadows the method until the finally
     try:
         yield
     finally:
@@ -519,7 +551,7 @@ def _archived_times(model: type[models.Model]) -> Iterator[None]:
             f.__dict__.pop("pre_save", None)
 
 
-def _now_when_empty(f: models.DateField) -> Callable[[models.Model, bool], Any]:
+def _now_when_empty(f: models.DateField[Any, Any]) -> Callable[[models.Model, bool], Any]:
     def pre_save(instance: models.Model, add: bool) -> Any:
         if getattr(instance, f.attname) is None:
             setattr(instance, f.attname, timezone.now())  # a field the archive did not carry (updated_at)
@@ -559,7 +591,8 @@ def _insert_rows(spec: ModelSpec, rows: list[dict[str, Any]], user_ids: dict[str
         spec.model._default_manager.bulk_create(objects, batch_size=500)
     for name, pairs in links.items():
         m2m = _model_field(spec, name)
-        through = m2m.remote_field.through  # type: ignore[attr-defined]
+        rel: Any = m2m.remote_field
+        through = rel.through
         source, target = m2m.m2m_field_name(), m2m.m2m_reverse_field_name()  # type: ignore[attr-defined]
         through.objects.bulk_create([through(**{f"{source}_id": a, f"{target}_id": b}) for a, b in pairs], batch_size=500)
     return len(objects)

@@ -29,7 +29,13 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.board import frames as board
-from games.board.fanout import CLOSE_TRY_AGAIN, LayerUnavailable, Prepared, get_hub, write_prepared
+from games.board.fanout import (
+    CLOSE_TRY_AGAIN,
+    LayerUnavailable,
+    Prepared,
+    get_hub,
+    write_prepared,
+)
 from games.models import Game
 
 CLOSE_NOT_FOUND = 4404
