@@ -19,6 +19,7 @@
 # Settings (environment): APP_USER (mafia), ENV_FILE (/etc/mafia-protocol/env),
 # NGINX_SITE (/etc/nginx/sites-available/mafia-protocol; empty: no drain),
 # PORTS (default: the target's instances), DRAIN (2), SETTLE (3),
+# NGINX (the nginx command), RESTART (systemctl restart mafia-protocol@%s),
 # READY_TIMEOUT (60), NO_PULL=1 (skip git pull), NO_INSTALL=1 (skip step 1
 # but for nothing else). tests/deploy/test_rolling_update.py runs it with
 # stand-ins for systemctl, nginx, curl and git.
@@ -31,6 +32,10 @@ NGINX_SITE=${NGINX_SITE-/etc/nginx/sites-available/mafia-protocol}
 DRAIN=${DRAIN:-2}
 SETTLE=${SETTLE:-3}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
+# How to reload nginx and restart one worker (%s: its port); tests/live sets
+# them for processes of its own.
+NGINX=${NGINX:-nginx}
+RESTART=${RESTART:-systemctl restart mafia-protocol@%s}
 
 say() { printf '%s rolling-update: %s\n' "$(date -u +%FT%TZ)" "$*"; }
 
@@ -62,8 +67,8 @@ nginx_mark() {  # nginx_mark PORT down|up
     else
         sed -i -E "s/^([[:space:]]*server 127\.0\.0\.1:$1( [^;]*)?) down;/\1;/" "$NGINX_SITE"
     fi
-    nginx -t -q
-    nginx -s reload
+    $NGINX -t -q
+    $NGINX -s reload
 }
 
 wait_ready() {  # wait_ready PORT
@@ -82,7 +87,8 @@ for port in $PORTS; do
     nginx_mark "$port" down
     sleep "$DRAIN"
     say "worker $port: restart"
-    systemctl restart "mafia-protocol@$port"
+    # shellcheck disable=SC2059
+    $(printf "$RESTART" "$port")
     wait_ready "$port"
     nginx_mark "$port" up
     say "worker $port: ready, back in nginx"
