@@ -25,8 +25,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.live.test_nginx_two_daphne import NGINX, PG_URL, SETUP, Front, nginx_main_config, pg_admin, pg_up, site_config_for_test
-from tests.live.test_two_daphne_redis import DAPHNE, PYTHON, ROOT, Host, free_port, redis_up, seq_of
+from tests.live.test_nginx_two_daphne import (
+    NGINX,
+    PG_URL,
+    SETUP,
+    Front,
+    nginx_main_config,
+    pg_admin,
+    pg_up,
+    site_config_for_test,
+)
+from tests.live.test_two_daphne_redis import (
+    DAPHNE,
+    PYTHON,
+    ROOT,
+    Host,
+    free_port,
+    redis_up,
+    seq_of,
+)
 
 pytestmark = pytest.mark.live
 
@@ -61,10 +78,9 @@ def wait_ready(port: int, timeout: float = 60) -> None:
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/ready", timeout=2) as r:
-                if r.status == 200:
-                    return
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/ready", timeout=2) as r:
+            if r.status == 200:
+                return
         time.sleep(0.2)
     raise AssertionError(f"worker {port} never became ready")
 
