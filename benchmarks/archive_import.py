@@ -33,6 +33,10 @@ os.environ["SQLITE_PATH"] = str(Path(_tmp) / "bench.sqlite3")
 os.environ.pop("DATABASE_URL", None)
 os.environ.pop("REDIS_URL", None)
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "mafia_protocol.settings")
+# As a server runs (DEBUG would keep every query's text).
+os.environ.setdefault("DJANGO_DEBUG", "0")
+os.environ.setdefault("DJANGO_SECRET_KEY", "bench-only-secret-key-not-for-use-anywhere-else-0123456789")
+os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "localhost")
 
 import django  # noqa: E402
 

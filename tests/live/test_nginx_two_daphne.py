@@ -99,6 +99,7 @@ def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: 
     # The test must know which worker answered (a websocket's 101 included).
     site = site.replace("location /ws/ {", "location /ws/ {\n        add_header X-Upstream $upstream_addr always;")
     site = site.replace("location / {\n        proxy_pass", "location / {\n        add_header X-Upstream $upstream_addr always;\n        proxy_pass")
+    site = site.replace("location /static/ {", "location /static/ {\n        add_header X-Upstream $upstream_addr always;")
     return site
 
 
@@ -267,7 +268,7 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
         status, _headers, body = get(server.url("/healthz"))
         assert status == 200 and json.loads(body)["status"] == "ok", body
 
-    # Static files: hashed names in the page, served by the app (nginx has no static location).
+    # Static files: hashed names in the page, served by the app (nginx only passes them on).
     status, headers, page = get(front.url("/accounts/login/"))
     assert status == 200 and "script-src 'self'" in headers["content-security-policy"]
     assets = re.findall(r'(?:src|href)="(/static/[^"]+\.[0-9a-f]{12}\.(?:js|css))"', page.decode())
