@@ -7,6 +7,7 @@ One consistent snapshot even while hosts play. `-` writes to standard output.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -33,9 +34,13 @@ class Command(BaseCommand):
             else:
                 # Written beside and renamed: a backup interrupted halfway never replaces a whole one.
                 partial = f"{path}.partial"
-                with open(partial, "w", encoding="utf-8") as f:
-                    counts = archive.write_archive(f, **flags)
-                os.replace(partial, path)
+                try:
+                    with open(partial, "w", encoding="utf-8") as f:
+                        counts = archive.write_archive(f, **flags)
+                    os.replace(partial, path)
+                finally:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.remove(partial)  # left only by a failure
         except OSError as exc:
             raise CommandError(f"cannot write {path}: {exc}") from exc
         if path != "-":
