@@ -243,6 +243,25 @@ def game_import_log(*, host: Any, data: dict[str, Any], title: str = "") -> Game
     return game
 
 
+def game_restore_reading(*, game: Game, state: GameState, accepted: list[GameAction]) -> None:
+    """Write what a restored log means: status, public state, seats, projection and result rows.
+
+    Only for a game whose actions an archive import has just written as
+    recorded (tournaments/archive.py, format /1, which carries no projection
+    rows): `state` is today's reading of those actions and `accepted` the
+    active actions it took, in order (an action today's rules refuse is
+    kept in the log, flagged by the import, and projects nothing). No
+    broadcast, no clock change, no signal: the import rebuilds ratings once
+    at its end."""
+    public = state.public_dict()
+    game.public_state = {**public, "votes_cancelled": sorted(state.cancelled)}
+    game.status, game.winner, game.ppk = public["status"], public["winner"] or "", public["ppk"] or ""
+    Game.objects.filter(pk=game.pk).update(public_state=game.public_state, status=game.status, winner=game.winner, ppk=game.ppk)
+    _project_new_entries(game, state, dict(enumerate(accepted)))
+    _sync_seats(game, state)
+    _write_results(game, state)
+
+
 def game_restore_archived_fields(
     *,
     game: Game,

@@ -5,10 +5,15 @@ environment; the embedded defaults (SQLite in WAL mode, the in-memory channel
 layer) need no server at all, so `make run` works on a fresh machine.
 """
 
+import hashlib
 import os
+import re
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
@@ -54,7 +59,7 @@ CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_O
 # set (it overwrites whatever the client sent). /healthz stays plain HTTP so
 # the proxy and the supervisor can probe a worker directly.
 HTTPS = env_bool("DJANGO_HTTPS", False)
-SECURE_REDIRECT_EXEMPT = [r"^healthz/?$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz(/ready|/live)?/?$"]
 if HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
@@ -205,6 +210,25 @@ else:
     }
 
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
+
+
+def default_channel_layer_prefix(database: Mapping[str, Any]) -> str:
+    """The channel-layer prefix a deployment gets unless CHANNEL_LAYER_PREFIX says otherwise.
+
+    Redis pub/sub channels ignore the db number of REDIS_URL, so two
+    deployments on one Redis would receive each other's board frames (issue
+    27). The database is what tells deployments apart: two that share one
+    are one site. Derived from its engine, host, port and name, hashed so the
+    prefix stays short and says nothing about the server.
+    """
+    identity = "|".join(str(database.get(key) or "") for key in ("ENGINE", "HOST", "PORT", "NAME"))
+    return "mp" + hashlib.sha256(identity.encode()).hexdigest()[:10] + "."
+
+
+# Only letters, digits, "." "_" "-": the prefix is part of every Redis channel name.
+CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX", "").strip() or default_channel_layer_prefix(DATABASES["default"])
+if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", CHANNEL_LAYER_PREFIX):
+    raise ImproperlyConfigured("CHANNEL_LAYER_PREFIX: 1 to 64 letters, digits, '.', '_' or '-'")
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -213,7 +237,7 @@ if REDIS_URL:
             # board never needs per-channel delivery guarantees because the
             # database is the truth and clients re-fetch on gaps.
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNEL_LAYER_PREFIX},
         }
     }
 else:

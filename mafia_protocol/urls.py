@@ -3,14 +3,17 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from mafia_protocol.health import healthz
+from mafia_protocol.health import healthz, healthz_live
 
 # The site's own 500 page, and a 503 naming the reason when the database is
 # down, full or read-only (mafia_protocol/errors.py).
 handler500 = "mafia_protocol.errors.server_error"
 
 urlpatterns = [
-    path("healthz", healthz, name="healthz"),  # for the proxy and the supervisor: no auth, plain HTTP allowed
+    # For the proxy, the supervisor and the rolling update: no auth, plain HTTP allowed.
+    path("healthz", healthz, name="healthz"),  # readiness (the database reads and writes)
+    path("healthz/ready", healthz, name="healthz-ready"),
+    path("healthz/live", healthz_live, name="healthz-live"),  # liveness (the process answers)
     path("", RedirectView.as_view(pattern_name="games:list", permanent=False)),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

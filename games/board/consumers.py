@@ -29,7 +29,13 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.board import frames as board
-from games.board.fanout import Prepared, get_hub, write_prepared
+from games.board.fanout import (
+    CLOSE_TRY_AGAIN,
+    LayerUnavailable,
+    Prepared,
+    get_hub,
+    write_prepared,
+)
 from games.models import Game
 
 CLOSE_NOT_FOUND = 4404
@@ -120,6 +126,17 @@ class _FrameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         if self.group:
             await get_hub().unsubscribe(self.group, self)
 
+    async def _subscribe(self) -> bool:
+        """Join the hub; with the layer down (Redis), accept and close with «try again» instead of a 500."""
+        try:
+            await get_hub().subscribe(self.group, self)
+        except LayerUnavailable:
+            self.group = ""
+            await self.accept()
+            await self.close(code=CLOSE_TRY_AGAIN)
+            return False
+        return True
+
 
 class BoardConsumer(_FrameConsumer):
     """Hub mode: the socket is one of the hub's local sinks."""
@@ -130,7 +147,8 @@ class BoardConsumer(_FrameConsumer):
         # is then either in the frame or delivered after it (seq orders them).
         self.lang = board.frame_language(_query(self.scope).get("lang"))
         self.group = board.board_group(game_id)
-        await get_hub().subscribe(self.group, self)
+        if not await self._subscribe():
+            return
         html = await _board_frame(game_id, self.lang)
         if html is None:
             await get_hub().unsubscribe(self.group, self)
@@ -187,7 +205,8 @@ class OverlayConsumer(_FrameConsumer):
         query = _query(self.scope)
         self.lang = board.frame_language(query.get("lang"))
         self.group = board.overlay_group(game_id)
-        await get_hub().subscribe(self.group, self)
+        if not await self._subscribe():
+            return
         code, html, digest = await _overlay_start(game_id, query.get("token", ""), self.lang)
         if code:
             await get_hub().unsubscribe(self.group, self)

@@ -32,6 +32,19 @@ log = logging.getLogger(__name__)
 # layer); the hub re-adds its channel well before that.
 REFRESH_SECONDS = 3600.0
 
+# While local sockets watch, the hub sends itself a ping through the layer this
+# often and expects it back within the timeout. When it does not come back
+# (Redis down) the local sockets are closed with CLOSE_TRY_AGAIN: their
+# browsers say «нет связи» and reconnect, and the board they get on
+# reconnect is a fresh snapshot (issue 27-6: before, the board froze with no sign).
+WATCH_SECONDS = 2.0
+WATCH_TIMEOUT_SECONDS = 2.0
+CLOSE_TRY_AGAIN = 1013  # RFC 6455 "Try Again Later"
+
+
+class LayerUnavailable(Exception):
+    """The channel layer does not answer (Redis down): a new socket is refused cleanly."""
+
 
 class Sink(Protocol):
     def hub_write(self, message: dict[str, Any], prepared: Prepared) -> bool:
@@ -77,22 +90,33 @@ class Hub:
         self._lock = asyncio.Lock()
         self._reader: asyncio.Task[None] | None = None
         self._refresher: asyncio.Task[None] | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self._pong: asyncio.Future[None] | None = None
+        self.layer_lost = 0  # times the layer stopped answering (for tests)
         self.delivered = 0  # frames written to sockets (for tests and the benchmark)
         self._waiters: dict[tuple[str, Any, Any], list[asyncio.Future[None]]] = {}
 
     # -- membership ------------------------------------------------------------
 
     async def subscribe(self, group: str, sink: Sink) -> None:
+        """Raises LayerUnavailable (and keeps nothing of `sink`) when the layer does not answer."""
         self.sinks[group].add(sink)
-        await self._sync(group)
+        try:
+            await self._sync(group)
+        except Exception as exc:
+            self._forget(group, sink)
+            raise LayerUnavailable(type(exc).__name__) from exc
 
     async def unsubscribe(self, group: str, sink: Sink) -> None:
+        self._forget(group, sink)
+        await self._sync(group)
+
+    def _forget(self, group: str, sink: Sink) -> None:
         sinks = self.sinks.get(group)
         if sinks is not None:
             sinks.discard(sink)
             if not sinks:
                 del self.sinks[group]
-        await self._sync(group)
 
     def local_count(self, group: str) -> int:
         return len(self.sinks.get(group, ()))
@@ -119,6 +143,8 @@ class Hub:
             self._reader = asyncio.ensure_future(self._read())
         if self._refresher is None or self._refresher.done():
             self._refresher = asyncio.ensure_future(self._refresh())
+        if self._watcher is None or self._watcher.done():
+            self._watcher = asyncio.ensure_future(self._watch())
 
     # -- delivery --------------------------------------------------------------
 
@@ -141,6 +167,10 @@ class Hub:
                     await self._rejoin()
                 continue
             backoff = 0.1
+            if message.get("type") == "hub.ping":
+                if self._pong is not None and not self._pong.done():
+                    self._pong.set_result(None)
+                continue
             await self.deliver(message)
 
     def expect(self, group: str, seq: Any, at: Any) -> asyncio.Future[None] | None:
@@ -199,6 +229,32 @@ class Hub:
             with contextlib.suppress(Exception):
                 await self._rejoin()
 
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            if not self.sinks or self.channel is None:
+                continue
+            self._pong = asyncio.get_running_loop().create_future()
+            try:
+                await asyncio.wait_for(self.layer.send(self.channel, {"type": "hub.ping"}), WATCH_TIMEOUT_SECONDS)
+                await asyncio.wait_for(self._pong, WATCH_TIMEOUT_SECONDS)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                await self._lost()
+
+    async def _lost(self) -> None:
+        """The layer stopped answering: close every local socket so its browser says so and reconnects."""
+        self.layer_lost += 1
+        sinks = {sink for group in self.sinks.values() for sink in group}
+        log.warning("board hub: the channel layer does not answer; closing %d board sockets (they reconnect)", len(sinks))
+        # Forgotten first: the sockets' disconnects then need no layer call.
+        self.sinks.clear()
+        self.joined.clear()
+        for sink in sinks:
+            with contextlib.suppress(Exception):
+                await sink.close(code=CLOSE_TRY_AGAIN)  # type: ignore[attr-defined]  # every sink is a consumer
+
     async def _rejoin(self) -> None:
         async with self._lock:
             assert self.channel is not None
@@ -206,7 +262,7 @@ class Hub:
                 await self.layer.group_add(group, self.channel)
 
     async def close(self) -> None:
-        for task in (self._reader, self._refresher):
+        for task in (self._reader, self._refresher, self._watcher):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):

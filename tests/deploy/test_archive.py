@@ -1,4 +1,4 @@
-"""export_archive / import_archive in-process: passwords, refusals, undos (issue 15).
+"""export_archive / import_archive in-process: passwords, secrets, undos, ids (issues 15, 27).
 
 The exact SQLite -> PostgreSQL round trip of the demo database is
 test_archive_roundtrip.py.
@@ -6,6 +6,7 @@ test_archive_roundtrip.py.
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -44,7 +45,7 @@ def test_usernames_only_unless_passwords_are_asked_for(host, tmp_path):
 def test_import_replays_undos_where_they_were_and_keeps_overlay_and_times(host, tmp_path):
     game = played_game(host)
     payloads, times = game.action_payloads(), list(game.actions.order_by("seq").values_list("seq", "created_at", "undone_at"))
-    before = archive.export_archive(with_passwords=True)
+    before = archive.export_archive(with_passwords=True, with_secrets=True)
     Game.objects.all().delete()
     archive.import_archive(before)
     rebuilt = Game.objects.get()
@@ -53,30 +54,39 @@ def test_import_replays_undos_where_they_were_and_keeps_overlay_and_times(host, 
     assert GameAction.objects.filter(game=rebuilt, undone_at__isnull=False).count() == 1
     assert (rebuilt.overlay_token, rebuilt.overlay_delay_seconds) == (game.overlay_token, 30)
     assert rebuilt.created_at == game.created_at and rebuilt.public_state == game.public_state
-    after = archive.export_archive(with_passwords=True)
-    for g in (*before["games"], *after["games"]):
-        g.pop("id")
+    assert rebuilt.pk == game.pk  # the same id: /games/<id>/ links keep working
+    after = archive.export_archive(with_passwords=True, with_secrets=True)
+    for a in (before, after):
+        a.pop("exported_at")
     assert after == before
 
 
-@pytest.mark.django_db
-def test_a_log_the_engine_refuses_is_not_imported_and_nothing_is_written(tmp_path):
-    data = {
-        "format": archive.FORMAT,
+def v1_archive(actions):
+    """A format /1 archive (earlier commits) of one game with `actions` recorded, as they were."""
+    return {
+        "format": "mafia-protocol-archive/1",
         "users": [{"username": "h"}],
         "games": [
-            {"id": 7, "title": "Bad", "host": "h", "created_at": "2026-01-01T10:00:00+00:00", "seq": 2,
-             "actions": [{"seq": 1, "payload": {"do": "seat", "players": PLAYERS}, "created_at": "2026-01-01T10:00:00+00:00"},
-                         {"seq": 2, "payload": {"do": "vote_for_nobody"}, "created_at": "2026-01-01T10:01:00+00:00"}]},
+            {"id": 7, "title": "Old", "host": "h", "created_at": "2026-01-01T10:00:00+00:00", "seq": len(actions),
+             "actions": [{"seq": i, "payload": a, "created_at": f"2026-01-01T10:{i:02d}:00+00:00", "created_by": "h"} for i, a in enumerate(actions, start=1)]},
         ],
         "tournaments": [],
     }  # fmt: skip
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(data))
-    with pytest.raises(CommandError) as refused:
-        call_command("import_archive", str(path))
-    assert "game 7 «Bad»: the engine refuses action 2" in str(refused.value) and "nothing was imported" in str(refused.value)
-    assert not Game.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_log_todays_rules_refuse_is_imported_as_recorded_and_flagged(tmp_path):
+    # Issue 27-2: the earlier import replayed through the engine and refused the whole archive.
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(v1_archive([{"do": "seat", "players": PLAYERS}, {"do": "vote_for_nobody"}, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}])))
+    out = io.StringIO()
+    call_command("import_archive", str(path), stdout=out)
+    game = Game.objects.get()
+    assert game.pk == 7 and game.seq == 3
+    assert [a.payload["do"] for a in game.actions.order_by("seq")] == ["seat", "vote_for_nobody", "roles"]  # the log as recorded
+    assert "game 7: imported as recorded; today's rules would refuse action 2 (FORMAT:" in out.getvalue()
+    assert game.status == "setup" and game.seats.count() == 10  # today's reading of the rest
+    assert dict(game.seats.filter(seat_no__in=(1, 2)).values_list("seat_no", "role")) == {1: "sheriff", 2: "don"}
 
 
 @pytest.mark.django_db

@@ -86,7 +86,7 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], log: Path, timeout: floa
 def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: int) -> str:
     """The shipped site config on local ports, without TLS, and naming the worker it chose."""
     site = SITE.read_text()
-    servers = "".join(f"    server 127.0.0.1:{p} max_fails=3 fail_timeout=10s;\n" for p in upstream_ports)
+    servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in upstream_ports)
     site, n = re.subn(r"(?m)^    server 127\.0\.0\.1:800\d[^\n]*\n(?:    server 127\.0\.0\.1:800\d[^\n]*\n)*", servers, site)
     assert n == 1, "the upstream block of the shipped config changed shape"
     for line in ("listen [::]:80;", "listen [::]:443 ssl http2;"):
@@ -99,6 +99,7 @@ def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: 
     # The test must know which worker answered (a websocket's 101 included).
     site = site.replace("location /ws/ {", "location /ws/ {\n        add_header X-Upstream $upstream_addr always;")
     site = site.replace("location / {\n        proxy_pass", "location / {\n        add_header X-Upstream $upstream_addr always;\n        proxy_pass")
+    site = site.replace("location /static/ {", "location /static/ {\n        add_header X-Upstream $upstream_addr always;")
     return site
 
 
@@ -267,7 +268,7 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
         status, _headers, body = get(server.url("/healthz"))
         assert status == 200 and json.loads(body)["status"] == "ok", body
 
-    # Static files: hashed names in the page, served by the app (nginx has no static location).
+    # Static files: hashed names in the page, served by the app (nginx only passes them on).
     status, headers, page = get(front.url("/accounts/login/"))
     assert status == 200 and "script-src 'self'" in headers["content-security-policy"]
     assets = re.findall(r'(?:src|href)="(/static/[^"]+\.[0-9a-f]{12}\.(?:js|css))"', page.decode())
