@@ -248,9 +248,10 @@ def game_restore_reading(*, game: Game, state: GameState, accepted: list[GameAct
 
     Only for a game whose actions an archive import has just written as
     recorded (tournaments/archive.py, format /1, which carries no projection
-    rows): `state` is today's reading of those actions and `accepted` the
-    active actions it took, in order (an action today's rules refuse is
-    kept in the log, flagged by the import, and projects nothing). No
+    rows): `state` is today's reading of those actions (games.rules
+    replay_as_recorded) and `accepted` the active actions, in order: an
+    action today's rules refuse keeps its index in the state's record, is
+    kept in the log, flagged by the import, and projects nothing. No
     broadcast, no clock change, no signal: the import rebuilds ratings once
     at its end."""
     public = state.public_dict()

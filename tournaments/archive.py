@@ -21,7 +21,7 @@ The backup, the way from SQLite to PostgreSQL and the way between versions
 - *as recorded*: import writes the stored rows (actions with their authors,
   times and undos, the projection rows and result rows the game wrote) as
   they were; the engine is not a gate. Each game's log is then read by
-  today's rules (`replay_as_recorded`): a game they read differently is
+  today's rules (games.rules `replay_as_recorded`): a game they read differently is
   imported all the same and *flagged* in the import's report, naming the
   actions today's rules would refuse.
 - *snapshot*: an export reads every table inside one read-only transaction
@@ -78,11 +78,15 @@ from games.models import (
     SeatResult,
     Vote,
 )
-from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
+from games.rules import Regulations, RuleViolation
+from games.rules import replay_as_recorded as engine_replay_as_recorded
 from games.rules.schema import JSONInputError, parse_json, validate_action
 from players.book import recompute as recompute_ratings
 from players.models import (
     Alias,
+    BanOverride,
+    DisciplineRecord,
+    LinkDecision,
     Player,
     PlayerGame,
     PlayerMerge,
@@ -120,7 +124,10 @@ class ModelSpec:
 
     `fields`: archived as recorded (a foreign key by the related row's id,
     except `users`: by username). `secrets`: archived only with_secrets.
-    `excluded`: field -> why it is not archived.
+    `excluded`: field -> why it is not archived. `forward`: foreign keys (among
+    `fields`) that point at a model declared later — a cycle such as a
+    tournament's hidden-results round; both databases check foreign keys at
+    commit (DEFERRABLE INITIALLY DEFERRED), so the row may come first.
     """
 
     model: type[models.Model]
@@ -128,6 +135,7 @@ class ModelSpec:
     users: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
     excluded: dict[str, str] = field(default_factory=dict)
+    forward: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -168,7 +176,13 @@ SPECS: tuple[ModelSpec, ...] = (
             "best_move_seats", "best_move_accepted", "best_move_blacks",
         ),
     ),  # fmt: skip
-    ModelSpec(Tournament, ("id", "name", "starts_on", "ends_on", "regulations", "scoring", "scoring_preset", "scoring_revision", "created_at", "organizers"), users=("organizers",)),
+    ModelSpec(
+        Tournament,
+        ("id", "name", "starts_on", "ends_on", "regulations", "scoring", "scoring_preset", "scoring_revision", "created_at", "organizers", "standings_frozen_after", "standings_frozen_at"),
+        users=("organizers",),
+        excluded={"public_standings_digest": "what the public standings socket last sent; the next push compares against a fresh one"},
+        forward=("standings_frozen_after",),
+    ),
     ModelSpec(ScoringRevision, ("id", "tournament", "number", "policy", "preset", "note", "created_at", "created_by"), users=("created_by",)),
     ModelSpec(Participant, ("id", "tournament", "nickname", "user", "active", "player"), users=("user",)),
     ModelSpec(Stage, ("id", "tournament", "name", "order", "seating_seed", "seating_quality")),
@@ -188,6 +202,14 @@ SPECS: tuple[ModelSpec, ...] = (
         },
     ),
     ModelSpec(TournamentDiscordLink, ("id", "tournament", "guild_id", "text_channel_id", "voice_channel_id"), secrets=("webhook_url",)),
+    # The players' registry: who decided which seat is whom, and the discipline that outlives a game (F3, F4).
+    ModelSpec(LinkDecision, ("id", "kind", "seat", "participant", "nickname", "player", "created_player", "by", "created_at"), users=("by",)),
+    ModelSpec(
+        DisciplineRecord,
+        ("id", "kind", "game", "seat_no", "nickname", "player", "rule", "cause", "reason", "host", "given_at", "ends_at", "lifted_at", "lifted_by", "lift_reason"),
+        users=("host", "lifted_by"),
+    ),
+    ModelSpec(BanOverride, ("id", "record", "game", "reason", "by", "created_at"), users=("by",)),
 )
 
 # Whole models an archive leaves out, and why.
@@ -262,6 +284,35 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+_APP_LABELS = frozenset({"games", "players", "tournaments", "discord_bridge"})
+
+
+def _grant_rights(records: list[Any], created: set[str], ids: dict[str, int]) -> None:
+    """Give the accounts the import created the app rights they had (an existing account keeps its own)."""
+    from django.contrib.auth.models import Permission
+
+    wanted: dict[str, list[str]] = {}
+    for n, record in enumerate(records):
+        if not isinstance(record, dict) or record.get("username") not in created:
+            continue
+        rights = record.get("permissions", [])
+        if not isinstance(rights, list) or not all(isinstance(r, str) and r.count(".") == 1 and r.split(".")[0] in _APP_LABELS for r in rights):
+            raise ArchiveError(f"users[{n}]: permissions must be a list of this app's rights like 'games.host_rated_games'")
+        if rights:
+            wanted[record["username"]] = rights
+    if not wanted:
+        return
+    known = {f"{p.content_type.app_label}.{p.codename}": p for p in Permission.objects.filter(content_type__app_label__in=_APP_LABELS).select_related("content_type")}
+    through = get_user_model().user_permissions.through
+    rows = []
+    for name, rights in wanted.items():
+        for right in rights:
+            if right not in known:
+                raise ArchiveError(f"users: {name!r} has the right {right!r}, which this version does not know")
+            rows.append(through(user_id=ids[name], permission_id=known[right].pk))
+    through.objects.bulk_create(rows, ignore_conflicts=True)
+
+
 def export_archive(*, with_passwords: bool = False, with_secrets: bool = False) -> dict[str, Any]:
     with read_snapshot():
         User = get_user_model()
@@ -273,6 +324,11 @@ def export_archive(*, with_passwords: bool = False, with_secrets: bool = False) 
         users = []
         for user in User.objects.filter(pk__in=named).order_by("username"):
             entry: dict[str, Any] = {"username": user.username}
+            # The app's own rights (e.g. games.host_rated_games, «может вести рейтинговые
+            # игры»): which games count for ratings depends on them (players/trust.py).
+            rights = sorted(p for p in user.get_all_permissions() if p.split(".", 1)[0] in _APP_LABELS and not user.is_superuser)
+            if rights:
+                entry["permissions"] = rights
             if with_passwords:
                 entry.update(password=user.password, is_staff=user.is_staff, is_superuser=user.is_superuser, is_active=user.is_active)
             users.append(entry)
@@ -352,37 +408,23 @@ class Refusal:
     message: str
 
 
-def replay_as_recorded(actions: list[dict[str, Any]], regulations: Regulations) -> tuple[GameState, list[int]]:
-    """Today's state of a recorded log: each action applied when today's rules take it, skipped when not.
-
-    Returns (state, indexes of the skipped actions). A local stand-in for
-    the engine's own tolerant replay (games.rules `replay_as_recorded`, the
-    readings branch); the one place to point at it once it exists.
-    """
-    state = new_state(regulations)
-    refused: list[int] = []
-    for i, action in enumerate(actions):
-        if isinstance(action, dict) and action.get("do") == "expect":
-            continue
-        try:
-            apply_in_place(state, validate_action(action, index=i))
-        except RuleViolation:
-            refused.append(i)  # apply_in_place changes nothing on a refusal
-    return state, refused
-
-
 def _reading_refusals(actions: list[tuple[int, dict[str, Any]]], regulations: Regulations) -> list[Refusal]:
-    payloads = [p for _, p in actions]
-    _, refused = replay_as_recorded(payloads, regulations)
-    out = []
-    for i in refused:
+    """The stored actions today's rules refuse, by the engine's own tolerant replay
+    (games.rules.replay_as_recorded). Each payload passes the input schema first: a
+    damaged archive's payload is reported as refused, never a traceback."""
+    checked: list[dict[str, Any]] = []
+    schema: dict[int, RuleViolation] = {}
+    for i, (_seq, payload) in enumerate(actions):
         try:
-            state, _ = replay_as_recorded(payloads[:i], regulations)
-            apply_in_place(state, validate_action(payloads[i], index=i))
-            rule, message = "?", ""
+            checked.append(validate_action(payload, index=i))
         except RuleViolation as exc:
-            rule, message = exc.rule, str(exc)
-        out.append(Refusal(index=i, seq=actions[i][0], rule=rule, message=message))
+            schema[i] = exc
+            checked.append({"do": "__refused_by_schema__"})  # keeps every later index in place; the engine refuses it
+    _, refused = engine_replay_as_recorded(checked, regulations)
+    out = []
+    for i, exc in refused:
+        exc = schema.get(i, exc)
+        out.append(Refusal(index=i, seq=actions[i][0], rule=exc.rule, message=str(exc)))
     return out
 
 
@@ -529,6 +571,7 @@ def _import_users(records: list[Any], report: ImportReport, *, allow_superusers:
     User.objects.bulk_create(new, batch_size=500)
     for user in User.objects.filter(username__in=[u.username for u in new]):
         ids[user.username] = user.pk
+    _grant_rights(records, {u.username for u in new}, ids)
     report.created_users = [u.username for u in new]
     return ids
 
@@ -667,9 +710,9 @@ def _read_games_by_todays_rules() -> dict[int, list[Refusal]]:
     flagged = {}
     for game_id, actions in _active_logs().items():
         regs = _game_regulations(regulations[game_id], game_id)
-        _, refused = replay_as_recorded([p for _, p in actions], regs)
+        refused = _reading_refusals(actions, regs)
         if refused:
-            flagged[game_id] = _reading_refusals(actions, regs)
+            flagged[game_id] = refused
     return flagged
 
 
@@ -764,7 +807,6 @@ def _derive_v1_games(tables: dict[str, list[dict[str, Any]]]) -> None:
     for game in Game.objects.order_by("pk"):
         actions = logs.get(game.pk, [])
         regs = _game_regulations(game.regulations, game.pk)
-        state, refused = replay_as_recorded([a.payload for a in actions], regs)
-        skipped = set(refused)
-        accepted = [a for i, a in enumerate(actions) if i not in skipped]
-        services.game_restore_reading(game=game, state=state, accepted=accepted)
+        state, _refused = engine_replay_as_recorded([a.payload for a in actions], regs)
+        # A refused action keeps its index in the engine's record: every action is passed.
+        services.game_restore_reading(game=game, state=state, accepted=actions)
