@@ -32,7 +32,7 @@ django.setup()
 from games import services
 from games.models import Game
 game = Game.objects.get(pk=int(sys.argv[1]))
-services.game_set_overlay(game=game, by=game.host, enabled=True, delay_seconds=int(sys.argv[2]))
+services.game_set_overlay(game=game, by=game.host, enabled=True, delay_seconds=int(sys.argv[2]), confirm_no_delay=True)
 print(game.overlay_token)
 """
 
