@@ -115,7 +115,7 @@ def test_overlay_page_needs_the_games_token(client, game, host):
     snap = client.get(reverse("board:overlay-snapshot", args=[game.pk]), {"token": game.overlay_token})
     assert snap.status_code == 200 and 'data-full="1"' in snap.content.decode()
     old = game.overlay_token
-    services.game_set_overlay(game=game, by=host, enabled=True)
+    services.game_set_overlay(game=game, by=host, enabled=True, confirm_no_delay=True)
     assert client.get(url, {"token": old}).status_code == 403  # a new token revokes the old one
 
 

@@ -2,25 +2,25 @@
 
 Terms:
 - *public view*: the dict built by :func:`public_view`, the ONLY input of the
-  public board templates. Before the game is over it is made of public data
-  alone: the whitelisted keys of `Game.public_state` (never its `checks` or
-  `best_move`), the seats' nicknames (never `GameSeat.role`) and the public
-  projection rows (nominations, votes, penalty counts). Night steps are shown
-  as "Ночь N" without their name or clock: which night steps happen reveals
-  who is still at the table (a captain who left has no check step,
-  FORMAT.md). After the end (finished / annulled) it adds the roles and the
-  full protocol from the engine's record.
+  public board templates: a pure function of the game's public facts
+  (games.board.public, stored on the row by the write path) until the game
+  is over. Night steps are shown as "Ночь N" without their name, speaker or
+  clock: which night steps happen reveals who is still at the table (a
+  captain who left has no check step, FORMAT.md). After the end (finished /
+  annulled) it adds the roles and the full protocol from the engine's record.
 - *overlay view*: the stream's view (roles shown, night steps and checks
   included), protected by the game's overlay token and delayed by the
   host's `overlay_delay_seconds`.
 - *frame*: the HTML text sent over the websocket: a set of elements with ids
-  and `hx-swap-oob="true"`, led by `#board-meta` that carries the revision
-  (`data-seq` = `Game.seq`, the number of the last host action or undo) and
-  `data-at` (ms of `Game.updated_at`, which orders clock-only updates of the
-  same revision). A frame is rendered ONCE per change and the same text goes
-  to every spectator.
+  and `hx-swap-oob="true"`, led by `#board-meta` that carries the PUBLIC
+  revision (`data-seq` = `Game.public_rev`, moved only when the public facts
+  change; never the log's `seq`, issue 24) and `data-at` (ms of
+  `Game.public_at`, when it moved). A frame is rendered ONCE per public change
+  and the same text goes to every spectator; a change nothing public sees (a
+  night action, its undo, the hidden night clock) sends the board nothing.
+  The overlay's frames carry the log's `seq`: it shows the night steps.
 - *body*: the frame without its meta and clock elements; cached per
-  (game, seq, at), so that a thousand reconnecting spectators cost one
+  (game, public revision), so that a thousand reconnecting spectators cost one
   render, and the clock is recomputed per send (its remaining time is
   relative to the moment it is sent).
 """

@@ -107,7 +107,7 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
         asked = game.actions.filter(undone_at__isnull=True, payload__do="tech_pause").values_list("created_at", flat=True)
         if any(_ms(at) == kept.get("started_at") for at in asked):
             pause = dict(kept)
-    if pause is not None and game.tech_pause_ended_at is not None and pause["started_at"] is not None and _ms(game.tech_pause_ended_at) >= pause["started_at"]:  # type: ignore[operator]
+    if pause is not None and game.tech_pause_ended_at is not None and pause["started_at"] is not None and _ms(game.tech_pause_ended_at) >= pause["started_at"]:
         pause["ended_at"] = _ms(game.tech_pause_ended_at)
 
     winner = ps.get("winner")
