@@ -79,8 +79,18 @@ class Game(models.Model):
     # it early at this moment (clock state, not a log action: FORMAT.md unchanged).
     tech_pause_ended_at = models.DateTimeField(null=True, blank=True, help_text="When the host ended the technical pause early.")
 
+    # The public revision (issue 24): what the public board shows is a pure
+    # function of `public_facts` (games.board.public), and `public_rev`
+    # moves only when they change — never with `seq`, which counts the host's
+    # actions (a night action, an undo of one) and so tells secrets by rhythm.
+    public_rev = models.PositiveIntegerField(default=0, help_text="Bumped only when the public board's facts change.")
+    public_facts = models.JSONField(default=dict, blank=True, help_text="What the public board shows (no secret).")
+    public_at = models.DateTimeField(null=True, blank=True, help_text="When the public facts last changed.")
+
     overlay_token = models.CharField(max_length=64, blank=True, default="", db_index=True)
-    overlay_delay_seconds = models.PositiveSmallIntegerField(default=0)
+    # The overlay shows the roles: a delay longer than a player needs to see the
+    # stream protects a live game (issue 24); 0 s only after a confirmation.
+    overlay_delay_seconds = models.PositiveSmallIntegerField(default=120)
     # Counts for the players' rating once finished (tournament games always do).
     rated = models.BooleanField(_("rated"), default=False)
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from games import clock
 from games.board import publish
+from games.board.public import public_facts
 from games.models import (
     Game,
     GameAction,
@@ -155,7 +156,7 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
         index = _count_active(locked) - 1
         _project_new_entries(locked, after, {index: stored})
         _sync_after_change(locked, before, after)
-        _schedule_broadcast(locked)
+        _schedule_broadcast(locked, public=_sync_public(locked))
         # Cached only once committed: a rolled-back transaction leaves no trace.
         key = _state_key(locked)
         transaction.on_commit(lambda: _remember_state(key, after.copy()))
@@ -181,7 +182,7 @@ def game_undo_last_action(*, game: Game, expected_seq: int | None, by: Any) -> O
         after = replay_stored(locked.action_payloads(), game_regulations(locked))
         locked.seq += 1
         _sync_after_change(locked, before, after)
-        _schedule_broadcast(locked)
+        _schedule_broadcast(locked, public=_sync_public(locked))
         key = _state_key(locked)
         transaction.on_commit(lambda: _remember_state(key, after.copy()))
     _copy_fields(locked, game)
@@ -199,6 +200,8 @@ def game_rebuild_projection(*, game: Game) -> GameState:
         _project_new_entries(locked, state, dict(enumerate(actions)))
         _sync_seats(locked, state)
         _sync_results(locked, state)
+        if _sync_public(locked):
+            _schedule_broadcast(locked)
     return state
 
 
@@ -298,6 +301,7 @@ def game_restore_archived_fields(
                 created, undone = action_times[action.seq]
                 GameAction.objects.filter(pk=action.pk).update(created_at=created, undone_at=undone if action.undone_at else None)
         locked.refresh_from_db()
+        _sync_public(locked)
     _copy_fields(locked, game)
     return game
 
@@ -342,7 +346,8 @@ def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -
         else:
             raise ValueError(f"unknown clock command {command!r}")
         locked.save(update_fields=["clock_started_at", "clock_elapsed_ms", "clock_duration_ms", "timeout_since", "updated_at"])
-        _schedule_broadcast(locked, clock_only=True)
+        # At night the clock is the host's alone: no public frame (issue 24).
+        _schedule_broadcast(locked, clock_only=True, public=_sync_public(locked))
     _copy_fields(locked, game)
     return game
 
@@ -362,15 +367,31 @@ def game_end_tech_pause(*, game: Game, expected_seq: int | None, by: Any) -> Gam
             raise NoTechPause()
         locked.tech_pause_ended_at = now
         locked.save(update_fields=["tech_pause_ended_at", "updated_at"])
-        _schedule_broadcast(locked, clock_only=True)
+        _schedule_broadcast(locked, clock_only=True, public=_sync_public(locked))
     _copy_fields(locked, game)
     return game
 
 
-def game_set_overlay(*, game: Game, by: Any, enabled: bool, delay_seconds: int | None = None, keep_token: bool = False) -> Game:
-    """Enable (a new secret link), disable, or with `keep_token` only change the delay."""
+class OverlayDelayUnconfirmed(Exception):
+    """An overlay without delay shows the roles live: only after the host confirms it (issue 24)."""
+
+    code = "overlay_no_delay"
+    rule = "OVERLAY"
+    params: dict[str, Any] = {}
+    message = "The overlay shows the roles: a 0 s delay shows them to every player watching the stream; confirm it, or set a delay longer than a player needs to see the stream. Nothing was changed."
+
+
+def game_set_overlay(*, game: Game, by: Any, enabled: bool, delay_seconds: int | None = None, keep_token: bool = False, confirm_no_delay: bool = False) -> Game:
+    """Enable (a new secret link), disable, or with `keep_token` only change the delay.
+
+    The overlay shows the roles, so an enabled overlay with a 0 s delay needs
+    `confirm_no_delay` (OverlayDelayUnconfirmed otherwise; nothing changes).
+    """
     with transaction.atomic():
         locked = _lock(game)
+        delay = locked.overlay_delay_seconds if delay_seconds is None else max(0, min(600, int(delay_seconds)))
+        if enabled and delay == 0 and not confirm_no_delay:
+            raise OverlayDelayUnconfirmed()
         if not (enabled and keep_token and locked.overlay_token):
             locked.overlay_token = new_overlay_token() if enabled else ""
         if delay_seconds is not None:
@@ -590,6 +611,22 @@ def _write_results(game: Game, state: GameState) -> None:
     SeatResult.objects.bulk_create(rows)
 
 
-def _schedule_broadcast(game: Game, *, clock_only: bool = False) -> None:
+def _sync_public(game: Game) -> bool:
+    """Move the public revision when, and only when, the public facts changed (issue 24).
+
+    Called under the row lock after every change, once the projection rows
+    and the seats are written. True when the public board needs a frame.
+    """
+    facts = public_facts(game, previous=game.public_facts or None)
+    if facts == game.public_facts:
+        return False
+    game.public_facts = facts
+    game.public_rev += 1
+    game.public_at = timezone.now()
+    game.save(update_fields=["public_facts", "public_rev", "public_at"])
+    return True
+
+
+def _schedule_broadcast(game: Game, *, clock_only: bool = False, public: bool = True) -> None:
     game_id, seq, status = game.pk, game.seq, game.status
-    transaction.on_commit(lambda: publish.publish_game_changed(game_id, seq, status, clock_only))
+    transaction.on_commit(lambda: publish.publish_game_changed(game_id, seq, status, clock_only, public))

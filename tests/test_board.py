@@ -38,7 +38,8 @@ def test_board_page_is_public_and_carries_seq_ws_path_and_snapshot_url(client, g
     response = client.get(reverse("board:board", args=[game.pk]))
     assert response.status_code == 200
     html = response.content.decode()
-    assert f'data-seq="{game.seq}"' in html
+    # The public revision (issue 24), not the log's seq.
+    assert f'data-seq="{game.public_rev}"' in html and game.public_rev > 0
     assert f'data-board-ws="/ws/games/{game.pk}/board/?lang=ru"' in html
     assert reverse("board:snapshot", args=[game.pk]) + "?lang=ru" in html
     assert "Игрок7" in html and "Договорка" in html
@@ -104,7 +105,7 @@ def test_after_the_end_roles_and_protocol_are_shown(client, host, examples_dir):
 def test_overlay_page_needs_the_games_token(client, game, host):
     url = reverse("board:overlay", args=[game.pk])
     assert client.get(url, {"token": ""}).status_code == 404  # disabled
-    services.game_set_overlay(game=game, by=host, enabled=True, delay_seconds=0)
+    services.game_set_overlay(game=game, by=host, enabled=True, delay_seconds=0, confirm_no_delay=True)
     assert client.get(url, {"token": "nope"}).status_code == 403
     response = client.get(url, {"token": game.overlay_token})
     assert response.status_code == 200
@@ -114,7 +115,7 @@ def test_overlay_page_needs_the_games_token(client, game, host):
     snap = client.get(reverse("board:overlay-snapshot", args=[game.pk]), {"token": game.overlay_token})
     assert snap.status_code == 200 and 'data-full="1"' in snap.content.decode()
     old = game.overlay_token
-    services.game_set_overlay(game=game, by=host, enabled=True)
+    services.game_set_overlay(game=game, by=host, enabled=True, confirm_no_delay=True)
     assert client.get(url, {"token": old}).status_code == 403  # a new token revokes the old one
 
 

@@ -32,7 +32,7 @@ django.setup()
 from games import services
 from games.models import Game
 game = Game.objects.get(pk=int(sys.argv[1]))
-services.game_set_overlay(game=game, by=game.host, enabled=True, delay_seconds=int(sys.argv[2]))
+services.game_set_overlay(game=game, by=game.host, enabled=True, delay_seconds=int(sys.argv[2]), confirm_no_delay=True)
 print(game.overlay_token)
 """
 
@@ -71,7 +71,7 @@ def seq_on(pg) -> int:
 
 def test_board_follows_the_host_and_comes_back_after_a_server_restart(server, page):
     srv, info, _env = server
-    game, seq = info["game"], info["seq"]
+    game, seq, rev = info["game"], info["seq"], info["rev"]  # the log's and the board's revisions
     page.goto(srv.url(f"/games/{game}/board/"))
     page.wait_for_selector('#board-conn[data-state="live"]', timeout=10000)
     assert "Договорка" in page.inner_text("#board-head")
@@ -82,7 +82,7 @@ def test_board_follows_the_host_and_comes_back_after_a_server_restart(server, pa
     host = Host(srv)
     host.login("livehost", "live-pass-123")
     assert host.post(f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq)}) == 200
-    page.wait_for_function(f"() => document.getElementById('board-meta').dataset.seq === '{seq + 1}'", timeout=5000)
+    page.wait_for_function(f"() => document.getElementById('board-meta').dataset.seq === '{rev + 1}'", timeout=5000)
     assert "Свободная посадка" in page.inner_text("#board-head")
 
     # Restart the server mid-game: the page notices, reconnects by itself.
@@ -93,7 +93,7 @@ def test_board_follows_the_host_and_comes_back_after_a_server_restart(server, pa
     host = Host(srv)
     host.login("livehost", "live-pass-123")
     assert host.post(f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq + 1)}) == 200
-    page.wait_for_function(f"() => document.getElementById('board-meta').dataset.seq === '{seq + 2}'", timeout=10000)
+    page.wait_for_function(f"() => document.getElementById('board-meta').dataset.seq === '{rev + 2}'", timeout=10000)
     assert "День 1" in page.inner_text("#board-head") and "Речь" in page.inner_text("#board-head")
     assert "P1" in page.inner_text("#board-clock")  # the speaker
     assert page.errors == []  # type: ignore[attr-defined]

@@ -98,7 +98,7 @@ def assert_clean(text, where):
 def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, examples_dir, captured, django_capture_on_commit_callbacks):
     files = example_files(examples_dir)
     assert len(files) >= 3, f"no examples under {examples_dir}"
-    checked_frames = checked_pages = ended = decided_frames = 0
+    checked_frames = checked_pages = ended = decided_frames = silent = 0
     for path in files:
         game = services.game_create(host=host, title=f"Игра {path.stem.split('_')[-1]}")
         group = board.board_group(game.pk)
@@ -107,13 +107,21 @@ def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, exam
             with django_capture_on_commit_callbacks(execute=True):
                 services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
             frames = [m for g, m in captured if g == group]
-            assert len(frames) == 1, f"{path.name}#{i}: {len(frames)} public frames for one action"
-            assert frames[0]["seq"] == game.seq
+            # At most one frame per action, none when nothing public moved
+            # (a night action, the roles: issue 24), numbered by the public revision.
+            assert len(frames) <= 1, f"{path.name}#{i}: {len(frames)} public frames for one action"
             over = game.status in ("finished", "annulled")
             page = client.get(reverse("board:board", args=[game.pk])).content.decode()
             if over:
                 break
-            winner = game.public_state.get("winner")
+            if not frames:
+                silent += 1
+                assert_clean(without_decided_result(page, game.public_state.get("winner") if not game.public_facts.get("night") else None, f"{path.name} action #{i} page"), f"{path.name} action #{i} page")
+                checked_pages += 1
+                continue
+            assert frames[0]["seq"] == game.public_rev
+            # The result decided by a shot is held back until the morning (issue 24).
+            winner = None if game.public_facts.get("night") else game.public_state.get("winner")
             where = f"{path.name} action #{i} {action['do']}"
             decided_frames += winner is not None
             frame = dict(
@@ -133,7 +141,7 @@ def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, exam
             final = client.get(reverse("board:board", args=[game.pk])).content.decode()
             assert SECRET.search(final), f"{path.name}: roles not revealed after the end"
             assert "Шериф" in final and "Протокол" in final
-    assert checked_frames > 1000 and checked_pages == checked_frames
+    assert checked_frames > 900 and checked_pages == checked_frames + silent and silent > 100
     assert decided_frames >= 3  # W2 last words after the deciding moment were scanned too
     assert ended >= len(files) - 1
 
@@ -173,7 +181,9 @@ def test_overlay_frames_never_go_to_the_public_group(host, examples_dir, capture
         with django_capture_on_commit_callbacks(execute=True):
             services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
         by_group = dict(captured)
-        assert set(by_group) == {board.board_group(game.pk), board.overlay_group(game.pk)}
+        assert board.overlay_group(game.pk) in by_group
+        if board.board_group(game.pk) not in by_group:
+            continue  # nothing public moved (the roles, a night action): no public frame
         public = by_group[board.board_group(game.pk)]
         assert "token_digest" not in public
         assert_clean(json.dumps(public, ensure_ascii=False), f"public frame after {action['do']}")

@@ -47,12 +47,13 @@ def make_game(host, *, start=True):
 
 @database_sync_to_async
 def act(game, action, host):
-    return services.game_record_action(game=game, action=action, expected_seq=None, by=host).game.seq
+    # The board's frames carry the public revision (issue 24), not the log's seq.
+    return services.game_record_action(game=game, action=action, expected_seq=None, by=host).game.public_rev
 
 
 @database_sync_to_async
 def undo(game, host):
-    return services.game_undo_last_action(game=game, expected_seq=None, by=host).game.seq
+    return services.game_undo_last_action(game=game, expected_seq=None, by=host).game.public_rev
 
 
 @database_sync_to_async
@@ -61,8 +62,8 @@ def clock(game, command, host):
 
 
 @database_sync_to_async
-def set_overlay(game, host, enabled, delay=None):
-    services.game_set_overlay(game=game, by=host, enabled=enabled, delay_seconds=delay)
+def set_overlay(game, host, enabled, delay=0):
+    services.game_set_overlay(game=game, by=host, enabled=enabled, delay_seconds=delay, confirm_no_delay=True)
     return game.overlay_token
 
 
@@ -95,12 +96,13 @@ async def test_board_sends_a_snapshot_on_connect_and_one_frame_per_action(ahost)
     assert connected
     first = await comm.receive_from(timeout=5)
     assert 'data-full="1"' in first
-    assert seq_of(first)[0] == game.seq == 3
+    # seat and start moved the public revision; the roles (secret) did not.
+    assert seq_of(first)[0] == game.public_rev == 2
     assert "Договорка" in first
 
     seq = await act(game, {"do": "next"}, ahost)
     frame = await comm.receive_from(timeout=5)
-    assert seq_of(frame)[0] == seq == 4
+    assert seq_of(frame)[0] == seq == 3
     assert 'data-full' not in frame
     assert "Свободная посадка" in frame
     await no_more(comm)  # rendered and sent once
@@ -146,7 +148,7 @@ async def test_undo_propagates_the_state_after_the_undo(ahost):
     await comm.disconnect()
 
 
-async def test_clock_only_change_pushes_a_frame_of_the_same_seq_and_a_later_at(ahost):
+async def test_a_public_clock_change_pushes_the_next_public_revision(ahost):
     game = await make_game(ahost)
     comm, _, _ = await connect(f"/ws/games/{game.pk}/board/")
     first = await comm.receive_from(timeout=5)
@@ -154,8 +156,33 @@ async def test_clock_only_change_pushes_a_frame_of_the_same_seq_and_a_later_at(a
     await clock(game, "pause", ahost)
     frame = await comm.receive_from(timeout=5)
     (s1, at1), (s2, at2) = seq_of(first), seq_of(frame)
-    assert s2 == s1 and at2 > at1
+    assert s2 == s1 + 1 and at2 > at1
     assert 'data-running="0"' in frame
+    await comm.disconnect()
+
+
+async def test_the_hosts_night_actions_reach_no_spectator(ahost):
+    """Issue 24: a Night is one public frame at its start and one at the morning."""
+    game = await make_game(ahost)
+    for action in [{"do": "next"}, {"do": "next"}] + [{"do": "next"}] * 10:
+        await act(game, action, ahost)  # N0, then ten speeches without nominations: Night 1
+    comm, _, _ = await connect(f"/ws/games/{game.pk}/board/")
+    first = await comm.receive_from(timeout=5)
+    # No night clock: no remaining time, no deadline, not running.
+    assert "Ночь 1" in first and 'data-remaining-ms=""' in first and 'data-deadline=""' in first and 'data-running="0"' in first
+    for action in ({"do": "shots", "by": {"2": 5, "3": 5, "4": 5}}, {"do": "don_check", "target": 1}):
+        await act(game, action, ahost)
+    await undo(game, ahost)
+    await clock(game, "pause", ahost)
+    await clock(game, "resume", ahost)
+    await no_more(comm, timeout=0.5)
+    seq = await act(game, {"do": "don_check", "target": 6}, ahost)
+    await act(game, {"do": "sheriff_check", "target": 2}, ahost)
+    await no_more(comm, timeout=0.3)
+    morning = await act(game, {"do": "best_move", "seats": [2, 3]}, ahost)
+    frame = await comm.receive_from(timeout=5)
+    assert seq_of(frame)[0] == morning == seq + 1 == seq_of(first)[0] + 1
+    assert "Утро" in frame
     await comm.disconnect()
 
 

@@ -90,13 +90,13 @@ def test_the_host_ends_the_pause_early_and_the_board_drops_it_at_once(client, cl
     log_before = game.action_payloads()
     seq_before = game.seq
     sent = []
-    monkeypatch.setattr("games.board.frames._publish", lambda game_id: sent.append(game_id))
+    monkeypatch.setattr("games.board.frames._publish", lambda game_id, public=True: sent.append((game_id, public)))
     with django_capture_on_commit_callbacks(execute=True):
         r = end_pause(client_host, game)
     assert r.status_code == 200
     html = r.content.decode()
     assert "Технический перерыв окончен досрочно." in html and 'id="tech-pause-end"' not in html
-    assert sent == [game.pk]  # a frame goes to the board at once
+    assert sent == [(game.pk, True)]  # a frame goes to the board at once (a public change)
     game.refresh_from_db()
     assert game.tech_pause_ended_at is not None
     # Clock state, not a log action: the log and the revision are as they were.

@@ -2,25 +2,25 @@
 
 Terms:
 - *public view*: the dict built by :func:`public_view`, the ONLY input of the
-  public board templates. Before the game is over it is made of public data
-  alone: the whitelisted keys of `Game.public_state` (never its `checks` or
-  `best_move`), the seats' nicknames (never `GameSeat.role`) and the public
-  projection rows (nominations, votes, penalty counts). Night steps are shown
-  as "Ночь N" without their name or clock: which night steps happen reveals
-  who is still at the table (a captain who left has no check step,
-  FORMAT.md). After the end (finished / annulled) it adds the roles and the
-  full protocol from the engine's record.
+  public board templates: a pure function of the game's public facts
+  (games.board.public, stored on the row by the write path) until the game
+  is over. Night steps are shown as "Ночь N" without their name, speaker or
+  clock: which night steps happen reveals who is still at the table (a
+  captain who left has no check step, FORMAT.md). After the end (finished /
+  annulled) it adds the roles and the full protocol from the engine's record.
 - *overlay view*: the stream's view (roles shown, night steps and checks
   included), protected by the game's overlay token and delayed by the
   host's `overlay_delay_seconds`.
 - *frame*: the HTML text sent over the websocket: a set of elements with ids
-  and `hx-swap-oob="true"`, led by `#board-meta` that carries the revision
-  (`data-seq` = `Game.seq`, the number of the last host action or undo) and
-  `data-at` (ms of `Game.updated_at`, which orders clock-only updates of the
-  same revision). A frame is rendered ONCE per change and the same text goes
-  to every spectator.
+  and `hx-swap-oob="true"`, led by `#board-meta` that carries the PUBLIC
+  revision (`data-seq` = `Game.public_rev`, moved only when the public facts
+  change; never the log's `seq`, issue 24) and `data-at` (ms of
+  `Game.public_at`, when it moved). A frame is rendered ONCE per public change
+  and the same text goes to every spectator; a change nothing public sees (a
+  night action, its undo, the hidden night clock) sends the board nothing.
+  The overlay's frames carry the log's `seq`: it shows the night steps.
 - *body*: the frame without its meta and clock elements; cached per
-  (game, seq, at), so that a thousand reconnecting spectators cost one
+  (game, public revision), so that a thousand reconnecting spectators cost one
   render, and the clock is recomputed per send (its remaining time is
   relative to the moment it is sent).
 """
@@ -35,7 +35,7 @@ import re
 import threading
 from collections import OrderedDict, defaultdict
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync, sync_to_async
@@ -50,23 +50,20 @@ from django.utils.translation import gettext as _
 
 from games import clock
 from games.board.fanout import peek_hub
+from games.board.public import OVER, PUBLIC_STEPS, current_facts
 from games.models import (
     Game,
     GameAction,
     GameSeat,
-    GameStatus,
-    Nomination,
-    Penalty,
-    Vote,
 )
 from games.reading import (
     game_regulations,
     game_state,
     replay_stored,
     running_tech_pause,
-    tech_pause_start,
 )
 from games.rules.catalogue import reason_text
+from games.titles import game_title
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +72,9 @@ OVERLAY_TEMPLATE = "games/overlay.html"
 BOARD_UPDATE = "board.update"
 OVERLAY_UPDATE = "overlay.update"
 
-# Steps whose name (and clock) the public board may show while the game runs.
-# The night steps after N0 (mafia_shot, don_check, sheriff_check, best_move)
-# are masked: see the module docstring.
-PUBLIC_STEPS = {"dogovorka", "free_seating", "speech", "voting", "tie_speech", "lift_vote", "last_word", "finished"}
-OVER = (GameStatus.FINISHED, GameStatus.ANNULLED)
+# PUBLIC_STEPS (the steps whose name, speaker and clock the public board may
+# show while the game runs) and OVER live in games.board.public.
+__all__ = ["OVER", "PUBLIC_STEPS"]
 
 
 def board_group(game_id: int) -> str:
@@ -189,17 +184,52 @@ def _team(role: str) -> str:
 
 
 def clock_view(game: Game, *, visible: bool) -> dict[str, Any]:
-    """The host's clock as the board shows it (games.clock, the arithmetic the services use)."""
+    """The host's clock as the overlay shows it (games.clock, the arithmetic the services use)."""
+    return _clock(game, visible=visible)
+
+
+def public_clock_view(facts: dict[str, Any]) -> dict[str, Any]:
+    """The step's clock as the public board shows it: from the public facts only.
+
+    In a Night (and whenever the step is not public) there is no clock at
+    all — no remaining time, no deadline, no running flag in any attribute:
+    a 20 s countdown would say the best move is running, 15 s a check.
+    """
+    c = facts.get("clock")
+    if not c:
+        return {"visible": False, "running": False, "timeout": False, "remaining_ms": "", "duration_ms": "", "deadline_ms": "", "deadline_iso": "", "server_ms": "", "text": ""}
+    fields = _StoredClock(
+        clock_duration_ms=int(c["duration_ms"]),
+        clock_elapsed_ms=int(c["elapsed_ms"]),
+        clock_started_at=_dt(c.get("started_at")),
+        timeout_since=_dt(c.get("timeout_since")),
+    )
+    return _clock(fields, visible=True)
+
+
+@dataclass
+class _StoredClock:
+    clock_duration_ms: int
+    clock_elapsed_ms: int
+    clock_started_at: datetime | None
+    timeout_since: datetime | None
+
+
+def _dt(ms: int | None) -> datetime | None:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC) if ms is not None else None
+
+
+def _clock(fields: Any, *, visible: bool) -> dict[str, Any]:
     now = timezone.now()
-    remaining = clock.remaining_ms(game, now)
-    running = clock.is_running(game)
-    deadline = clock.deadline(game, now) if running else None
+    remaining = clock.remaining_ms(fields, now)
+    running = clock.is_running(fields)
+    deadline = clock.deadline(fields, now) if running else None
     return {
-        "visible": visible and game.clock_duration_ms > 0,
+        "visible": visible and fields.clock_duration_ms > 0,
         "running": running,
-        "timeout": game.timeout_since is not None,
+        "timeout": fields.timeout_since is not None,
         "remaining_ms": remaining,
-        "duration_ms": game.clock_duration_ms,
+        "duration_ms": fields.clock_duration_ms,
         "deadline_ms": int(deadline.timestamp() * 1000) if deadline else "",
         "deadline_iso": deadline.isoformat() if deadline else "",
         "server_ms": int(now.timestamp() * 1000),
@@ -207,21 +237,29 @@ def clock_view(game: Game, *, visible: bool) -> dict[str, Any]:
     }
 
 
-def tech_pause_view(game: Game, start: dict[str, Any] | None) -> dict[str, Any] | None:
+def tech_pause_view(game: Game, facts: dict[str, Any]) -> dict[str, Any] | None:
     """The running technical pause (D7) as the board shows it, or None.
 
     Time-dependent like the clock, so it is part of the live head recomputed
-    per send, from its start (cached with the body: it depends on the
-    revision only). The seat is public: the player asked for the pause aloud.
+    per send, from its start in the public facts. The seat is public: the
+    player asked for the pause aloud.
     """
-    pause = running_tech_pause(game, start=start)
-    if pause is None:
+    pause = facts.get("tech_pause")
+    if not pause or facts.get("status") != "running" or pause.get("ended_at") is not None:
+        return None
+    started = _dt(pause.get("started_at"))
+    if started is None:
+        return None
+    duration_ms = game_regulations(game).tech_pause * 1000
+    now = timezone.now()
+    remaining = clock.tech_pause_remaining_ms(started, None, duration_ms, now)
+    if remaining <= 0:
         return None
     return {
         "seat": pause["seat"],
-        "remaining_ms": pause["remaining_ms"],
-        "deadline_iso": pause["deadline"].isoformat(),
-        "text": pause["text"],
+        "remaining_ms": remaining,
+        "deadline_iso": (now + timedelta(milliseconds=remaining)).isoformat(),
+        "text": _clock_text(remaining),
     }
 
 
@@ -241,37 +279,31 @@ def _ms(dt: datetime | None) -> int:
     return int(dt.timestamp() * 1000) if dt else 0
 
 
-def public_view(game: Game) -> dict[str, Any]:
+def public_view(game: Game, facts: dict[str, Any] | None = None) -> dict[str, Any]:
     """The public board's view-model: the only input of the public templates.
 
-    Reads the game row it is given, seat nicknames and public projection rows.
-    Until `game.status` is finished/annulled nothing secret is read at all.
+    A pure function of the game's public facts (games.board.public) and its
+    public revision, in the current language; until the game is over nothing
+    else is read. Over, it adds the roles and the full protocol.
     """
-    ps = game.public_state or {}
-    status = str(game.status)
-    over = status in OVER
-    # Whitelist of public_state: `checks` and `best_move` are secret until
-    # the end and are deliberately never read here.
-    day = ps.get("day")
-    phase = ps.get("phase")
-    step = ps.get("step")
-    speaker = ps.get("speaker")
-    at_table = [int(s) for s in ps.get("at_table") or []]
-    left = {int(e["seat"]): e for e in ps.get("left") or [] if e.get("seat")}
-    nominees_now = [int(s) for s in ps.get("nominees") or []]
-    fouls = {int(k): int(v) for k, v in (ps.get("fouls") or {}).items()}
-    step_public = over or (step in PUBLIC_STEPS)
-    # W1/W2: once the result is decided (`winner` is public state) the board
-    # shows it at once — a deciding shot included — while the last words go
-    # on; the roles stay hidden until the game is over.
-    decided = not over and ps.get("winner") in ("red", "black", "draw")
-
-    nicknames = dict(GameSeat.objects.filter(game=game).values_list("seat_no", "nickname"))
-    warnings: dict[int, int] = defaultdict(int)
-    grey: dict[int, int] = defaultdict(int)
-    for kind, seat in Penalty.objects.filter(game=game, kind__in=("warning", "grey_card")).values_list("kind", "seat"):
-        if seat:
-            (warnings if kind == "warning" else grey)[seat] += 1
+    f = facts if facts is not None else current_facts(game)
+    status = str(f.get("status") or game.status)
+    over = bool(f.get("over"))
+    day = f.get("day")
+    phase = f.get("phase")
+    step = f.get("step")  # None in a masked Night (public_facts)
+    speaker = f.get("speaker")
+    at_table = set(f.get("at_table") or [])
+    left = {int(e["seat"]): e for e in f.get("left") or []}
+    nominees_now = [int(s) for s in f.get("nominees") or []]
+    fouls = {int(k): int(v) for k, v in (f.get("fouls") or {}).items()}
+    nicknames = {int(k): v for k, v in (f.get("nicknames") or {}).items()}
+    warnings = {int(k): int(v) for k, v in (f.get("warnings") or {}).items()}
+    grey = {int(k): int(v) for k, v in (f.get("grey_cards") or {}).items()}
+    # W1/W2: once the result is decided (`winner`, held back during the Night)
+    # the board shows it at once while the last words go on; the roles stay
+    # hidden until the game is over.
+    decided = not over and f.get("winner") in ("red", "black", "draw")
 
     roles: dict[int, str] = {}
     if over:
@@ -279,44 +311,26 @@ def public_view(game: Game) -> dict[str, Any]:
 
     seats = []
     for no in range(1, 11):
-        nick = nicknames.get(no, "")
         gone = left.get(no)
         role = roles.get(no, "")
         seats.append(
             {
                 "no": no,
-                "nickname": nick,
+                "nickname": nicknames.get(no, ""),
                 "present": no in at_table,
-                "left": (
-                    {
-                        "how": _how_label(str(gone.get("how", ""))),
-                        "when": _phase_label(gone.get("phase"), gone.get("day")),
-                    }
-                    if gone
-                    else None
-                ),
+                "left": ({"how": _how_label(str(gone.get("how", ""))), "when": _phase_label(gone.get("phase"), gone.get("day"))} if gone else None),
                 "fouls": fouls.get(no, 0),
                 "warnings": warnings.get(no, 0),
                 "grey_cards": grey.get(no, 0),
-                "speaking": step_public and speaker == no,
+                "speaking": speaker == no,
                 "nominee": no in nominees_now and not over,
                 "role": _role_label(role) if over else "",
                 "team": _team(role) if over and role else "",
             }
         )
 
-    # Votes grouped by round (one host action = one round), in order.
-    rounds: OrderedDict[int, dict[str, Any]] = OrderedDict()
-    for action_id, rday, round_no, kind, voter, candidate, lift_yes, auto in Vote.objects.filter(game=game).order_by("action__seq", "voter_seat").values_list(
-        "action_id", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto"
-    ):
-        r = rounds.setdefault(action_id, {"day": rday, "round": round_no, "kind": kind, "by_candidate": OrderedDict(), "yes": [], "no": []})
-        if kind == "lift":
-            (r["yes"] if lift_yes else r["no"]).append(voter)
-        else:
-            r["by_candidate"].setdefault(candidate, []).append({"seat": voter, "auto": auto})
     votes = []
-    for r in rounds.values():
+    for r in f.get("votes") or []:
         kind_label = {"vote": _("Голосование"), "revote": _("Переголосование"), "lift": _("Подъём всех")}.get(r["kind"], "")
         votes.append(
             {
@@ -324,44 +338,41 @@ def public_view(game: Game) -> dict[str, Any]:
                 "label": f"{_phase_label('day', r['day'])} · {kind_label}",
                 "lift": r["kind"] == "lift",
                 "candidates": [
-                    {"seat": c, "nickname": nicknames.get(c, ""), "count": len(v), "voters": [x["seat"] for x in v], "auto": [x["seat"] for x in v if x["auto"]]}
-                    for c, v in r["by_candidate"].items()
+                    {"seat": c, "nickname": nicknames.get(c, ""), "count": len(v), "voters": [x[0] for x in v], "auto": [x[0] for x in v if x[1]]}
+                    for c, v in r["candidates"]
                 ],
                 "yes": r["yes"],
                 "no": r["no"],
             }
         )
-    nominations = [
-        {"day": d, "by": b, "target": t, "nickname": nicknames.get(t, ""), "supported": res == "supported"}
-        for d, b, t, res in Nomination.objects.filter(game=game).order_by("action__seq").values_list("day", "by_seat", "target_seat", "result")
-    ]
+    nominations = [{"day": d, "by": b, "target": t, "nickname": nicknames.get(t, ""), "supported": sup} for d, b, t, sup in f.get("nominations") or []]
     today = [n for n in nominations if phase == "day" and n["day"] == day]
+    cancelled = {"day": day, "phase": phase, "step": step, "votes_cancelled": f.get("votes_cancelled") or []}
+    winner = f.get("final_winner") if over else f.get("winner")
 
     view: dict[str, Any] = {
         "game_id": game.pk,
-        "title": public_title(game),
-        "seq": game.seq,
-        "at": _ms(game.updated_at),
+        "title": game_title(str(f.get("title") or "")) or str(_("Игра №%(pk)s") % {"pk": game.pk}),
+        "seq": game.public_rev,
+        "at": _ms(game.public_at),
         "status": status,
         # Over, the header names the result itself (issue 12-7), once.
-        "status_label": (_winner_label(status, game.winner) or _status_label(status)) if over else _status_label(status),
+        "status_label": (_winner_label(status, winner) or _status_label(status)) if over else _status_label(status),
         "over": over,
         "phase_label": _phase_name(phase, day, step) if status == "running" else "",
-        "is_night": phase == "night" and not over and step != "last_word",
-        "step_label": _step_label(step) if step_public and not over else "",
-        "votes_cancelled": _cancelled_votes(ps) if status == "running" else [],
-        "speaker": speaker if step_public else None,
-        "speaker_nickname": nicknames.get(speaker, "") if step_public and speaker else "",
+        "is_night": bool(f.get("night")),
+        "step_label": _step_label(step) if step and not over else "",
+        "votes_cancelled": _cancelled_votes(cancelled) if status == "running" else [],
+        "speaker": speaker,
+        "speaker_nickname": nicknames.get(speaker, "") if speaker else "",
         "seats": seats,
         "nominees": [{"seat": s, "nickname": nicknames.get(s, "")} for s in nominees_now] if not over else [],
         "nominations_today": today,
         "votes": votes,
-        "result": _winner_label(status, game.winner) if over else _winner_label(status, ps.get("winner")) if decided else "",
+        "result": _winner_label(status, winner) if over or decided else "",
         "decided": decided,
-        "ppk": bool(over and game.ppk),
-        "clock_visible": step_public and not over,
-        # D7: when the running pause began (its countdown is per send).
-        "tech_pause_start": tech_pause_start(game),
+        "ppk": bool(f.get("ppk")),
+        "clock_visible": f.get("clock") is not None,
         "protocol": _protocol(game, nicknames) if over else None,
     }
     return view
@@ -468,6 +479,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
             {
                 "no": no,
                 "nickname": players[no - 1] if len(players) >= no else "",
+                "nick_parts": nick_parts(players[no - 1] if len(players) >= no else ""),
                 "role": role,
                 "role_label": _role_label(role),
                 "team": _team(role) if role else "",
@@ -541,6 +553,16 @@ def _tech_pause_running(game: Game, as_of: datetime | None) -> bool:
     return clock.tech_pause_remaining_ms(last[1], ended, duration_ms, as_of) > 0
 
 
+_NICK_BOUNDARY = re.compile(r"(?<=[_\-.\s])|(?<=[a-zа-яё])(?=[A-ZА-ЯЁ])|(?<=\D)(?=\d)")
+
+
+def nick_parts(nickname: str) -> list[str]:
+    """A nickname cut at its boundaries (after «_», «-», «.», a space; between
+    «котУчёный» humps; before digits): the overlay lets it wrap there and
+    nowhere inside a word (issue 24: «Кот_Учоны / й»)."""
+    return [p for p in _NICK_BOUNDARY.split(nickname) if p] if nickname else []
+
+
 # --- frames -------------------------------------------------------------------
 
 
@@ -604,21 +626,26 @@ def frame_language(code: str | None) -> str:
 
 
 def board_frame(game: Game, *, snapshot: bool = False, lang: str | None = None) -> Frame:
-    """The public frame of `game` as stored in the row given (render once, cached)."""
+    """The public frame of `game` as stored in the row given (render once, cached).
+
+    Numbered by the public revision; its body and its live head (clock,
+    technical pause) come from the public facts alone.
+    """
     lang = frame_language(lang)
-    key = (game.seq, _ms(game.updated_at), str(game.status))
+    facts = current_facts(game)
+    key = (game.public_rev, _ms(game.public_at), str(game.status), hashlib.sha256(repr(facts).encode()).hexdigest() if not game.public_facts else "")
     with override(lang):
         hit = body_cache.get(f"board:{lang}", game.pk, key)
         if hit is None:
-            view = public_view(game)
+            view = public_view(game, facts)
             body = _compact(render_to_string(f"{BOARD_TEMPLATE}#board-body", {"board": view}))
             body_cache.put(f"board:{lang}", game.pk, key, view, body)
         else:
             view, body = hit
-        clock = clock_view(game, visible=view["clock_visible"])
-        pause = tech_pause_view(game, view["tech_pause_start"])
+        clock = public_clock_view(facts)
+        pause = tech_pause_view(game, facts)
         head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "pause": pause, "snapshot": snapshot, "lang": lang})
-    return Frame(game.pk, game.seq, view["at"], _compact(head) + body)
+    return Frame(game.pk, game.public_rev, view["at"], _compact(head) + body)
 
 
 def board_frame_for(game_id: int, *, snapshot: bool = False, lang: str | None = None) -> Frame | None:
@@ -661,21 +688,26 @@ def _compact(html: str) -> str:
 # --- broadcast (receiver of games.signals.game_changed) ---------------------------
 
 
-def broadcast_game(game_id: int) -> None:
-    """Render the frames of a game once (per site language) and hand them to the channel layer."""
+def broadcast_game(game_id: int, *, public: bool = True) -> None:
+    """Render the frames of a game once (per site language) and hand them to the channel layer.
+
+    `public`: the public facts changed, so the board gets a frame; otherwise
+    only the overlay does (a night action, an undo of one, the host's hidden
+    clock: nothing a spectator may see moved, so he receives nothing).
+    """
     layer = get_channel_layer()
     if layer is None:
         return
-    rendered = _render_frames(game_id)
+    rendered = _render_frames(game_id, public=public)
     if rendered is not None:
         async_to_sync(_send_all)(layer, game_id, *rendered)
 
 
-def _render_frames(game_id: int) -> tuple[dict[str, Frame], dict[str, Frame], str] | None:
+def _render_frames(game_id: int, *, public: bool = True) -> tuple[dict[str, Frame], dict[str, Frame], str] | None:
     game = Game.objects.filter(pk=game_id).first()
     if game is None:
         return None
-    board_frames = {lang: board_frame(game, lang=lang) for lang in languages()}
+    board_frames = {lang: board_frame(game, lang=lang) for lang in languages()} if public else {}
     overlay_frames = {lang: overlay_frame(game, lang=lang) for lang in languages()} if game.overlay_token else {}
     return board_frames, overlay_frames, token_digest(game.overlay_token)
 
@@ -692,7 +724,7 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
 _broadcast_locks: dict[int, asyncio.Lock] = {}
 
 
-async def _broadcast_in_background(game_id: int) -> None:
+async def _broadcast_in_background(game_id: int, public: bool = True) -> None:
     """The frames rendered in a worker thread, sent from the server's loop.
 
     One at a time per game and process, so frames leave in revision order;
@@ -705,28 +737,29 @@ async def _broadcast_in_background(game_id: int) -> None:
             layer = get_channel_layer()
             if layer is None:
                 return
-            rendered = await sync_to_async(_render_frames_in_worker, thread_sensitive=False)(game_id)
+            rendered = await sync_to_async(_render_frames_in_worker, thread_sensitive=False)(game_id, public)
             if rendered is not None:
                 await _send_all(layer, game_id, *rendered)
         except Exception:  # the action is durable; clients resync on the next frame
             log.warning("board broadcast of game %s failed", game_id, exc_info=True)
 
 
-def _render_frames_in_worker(game_id: int) -> tuple[dict[str, Frame], dict[str, Frame], str] | None:
+def _render_frames_in_worker(game_id: int, public: bool) -> tuple[dict[str, Frame], dict[str, Frame], str] | None:
     # A worker thread outside any request: release its connection as a
     # request would, so pool threads do not keep database sessions open.
     try:
-        return _render_frames(game_id)
+        return _render_frames(game_id, public=public)
     finally:
         close_old_connections()
 
 
-_pending_games: set[int] = set()
+# game id -> whether any of the queued changes was public
+_pending_games: dict[int, bool] = {}
 _pending_loop: asyncio.AbstractEventLoop | None = None
 _pending_lock = threading.Lock()
 
 
-def _publish(game_id: int) -> None:
+def _publish(game_id: int, public: bool = True) -> None:
     """Under a running ASGI server, render and send once the host's response
     has gone (the host's click neither waits for the spectators' frames nor
     shares the GIL with their rendering); elsewhere (tests, management
@@ -734,30 +767,30 @@ def _publish(game_id: int) -> None:
     global _pending_loop
     loop = _server_loop() if getattr(settings, "LIVE_RENDER_OFF_REQUEST", True) else None
     if loop is None:
-        broadcast_game(game_id)
+        broadcast_game(game_id, public=public)
         return
     with _pending_lock:
-        _pending_games.add(game_id)
+        _pending_games[game_id] = _pending_games.get(game_id, False) or public
         _pending_loop = loop
     # request_finished normally flushes it; this is the net for a change made
     # outside a request (a background job in a server thread).
     loop.call_soon_threadsafe(lambda: loop.call_later(0.2, flush_pending_broadcasts))
 
 
-def _start_broadcast(loop: asyncio.AbstractEventLoop, game_id: int) -> None:
-    loop.create_task(_broadcast_in_background(game_id))
+def _start_broadcast(loop: asyncio.AbstractEventLoop, game_id: int, public: bool) -> None:
+    loop.create_task(_broadcast_in_background(game_id, public))
 
 
 def flush_pending_broadcasts(**kwargs: Any) -> None:
     """request_finished receiver: start the background broadcasts queued by the request."""
     with _pending_lock:
-        games = sorted(_pending_games)
+        games = sorted(_pending_games.items())
         _pending_games.clear()
         loop = _pending_loop
     if loop is None or loop.is_closed():
         return
-    for game_id in games:
-        loop.call_soon_threadsafe(_start_broadcast, loop, game_id)
+    for game_id, public in games:
+        loop.call_soon_threadsafe(_start_broadcast, loop, game_id, public)
 
 
 def _message(kind: str, group: str, game_id: int, frames: dict[str, Frame]) -> dict[str, Any]:
@@ -775,30 +808,32 @@ def _message(kind: str, group: str, game_id: int, frames: dict[str, Frame]) -> d
 
 async def _send_all(layer: Any, game_id: int, board_frames: dict[str, Frame], overlay_frames: dict[str, Frame], digest: str) -> None:
     group = board_group(game_id)
-    message = _message(BOARD_UPDATE, group, game_id, board_frames)
-    # Under daphne this coroutine runs on the server's loop while the host's
-    # request thread waits for it: hold that thread until the local
-    # spectators have the frame, so rendering the host's response does not
-    # compete with the socket writes for the GIL (bounded: the layer may
-    # drop the message, and then clients resync from seq gaps).
     hub = peek_hub()
-    delivered = hub.expect(group, message["seq"], message["at"]) if hub is not None else None
-    await layer.group_send(group, message)
+    delivered = None
+    if board_frames:
+        message = _message(BOARD_UPDATE, group, game_id, board_frames)
+        # Under daphne this coroutine runs on the server's loop while the host's
+        # request thread waits for it: hold that thread until the local
+        # spectators have the frame, so rendering the host's response does not
+        # compete with the socket writes for the GIL (bounded: the layer may
+        # drop the message, and then clients resync from seq gaps).
+        delivered = hub.expect(group, message["seq"], message["at"]) if hub is not None else None
+        await layer.group_send(group, message)
     # Overlays always hear about the token: an empty or new digest closes
     # the sockets opened with a revoked token.
     if overlay_frames:
         overlay = _message(OVERLAY_UPDATE, overlay_group(game_id), game_id, overlay_frames)
     else:
-        overlay = {"type": OVERLAY_UPDATE, "group": overlay_group(game_id), "game_id": game_id, "seq": message["seq"], "at": message["at"], "html": "", "html_by_lang": {}}
+        overlay = {"type": OVERLAY_UPDATE, "group": overlay_group(game_id), "game_id": game_id, "seq": 0, "at": 0, "html": "", "html_by_lang": {}}
     overlay["token_digest"] = digest
     await layer.group_send(overlay_group(game_id), overlay)
     if hub is not None:
         await hub.wait(delivered, timeout=0.25)
 
 
-def on_game_changed(sender: Any, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, **kwargs: Any) -> None:
+def on_game_changed(sender: Any, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, public: bool = True, **kwargs: Any) -> None:
     """games.signals.game_changed receiver: runs after the commit, in the writer's process."""
-    _publish(game_id)
+    _publish(game_id, public)
 
 
 def on_game_saved(sender: Any, instance: Game, created: bool = False, update_fields: Any = None, **kwargs: Any) -> None:
@@ -814,6 +849,6 @@ def on_game_saved(sender: Any, instance: Game, created: bool = False, update_fie
 
 def _safe_broadcast(game_id: int) -> None:
     try:
-        broadcast_game(game_id)
+        broadcast_game(game_id, public=False)  # the overlay link is not public
     except Exception:  # a layer that is down must not break the host's request
         log.warning("overlay broadcast of game %s failed", game_id, exc_info=True)

@@ -352,7 +352,11 @@ def game_overlay(request: HttpRequest, pk: int) -> HttpResponse:
     enabled = enabled_raw == "1"
     # Keep the link the stream already uses unless a new one is asked for.
     keep = rotate_raw != "1"
-    services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay, keep_token=keep)
+    confirm = request.POST.get("confirm_no_delay", "") in ("1", "on")
+    try:
+        services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay, keep_token=keep, confirm_no_delay=confirm)
+    except services.OverlayDelayUnconfirmed:
+        return HttpResponse(gettext("Оверлей показывает роли: без задержки их увидит каждый игрок, который смотрит трансляцию. Отметьте «Без задержки — я понимаю» или задайте задержку больше, чем время, за которое игрок может увидеть трансляцию. Ничего не изменено."), status=422)
     return render(request, f"{CONSOLE}#share", {"game": game, **_page_extras(request, game)})
 
 

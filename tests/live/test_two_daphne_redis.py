@@ -145,7 +145,7 @@ host = get_user_model().objects.create_user(username="livehost", password="live-
 game = services.game_create(host=host, title="Live", players=[f"P{i}" for i in range(1, 11)])
 for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}):
     services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
-print(json.dumps({"game": game.pk, "seq": game.seq}))
+print(json.dumps({"game": game.pk, "seq": game.seq, "rev": game.public_rev}))
 """
 
 
@@ -187,13 +187,15 @@ def test_action_through_a_reaches_a_spectator_on_b_and_so_does_the_undo(cluster)
     a, b, info = cluster
     game, seq = info["game"], info["seq"]
     with ws_connect(b, game) as spectator_b, ws_connect(a, game) as spectator_a:
-        check_action_and_undo(a, game, seq, spectator_a, spectator_b)
+        check_action_and_undo(a, game, seq, spectator_a, spectator_b, rev=info.get("rev", seq))
 
 
-def check_action_and_undo(a, game, seq, spectator_a, spectator_b):
+def check_action_and_undo(a, game, seq, spectator_a, spectator_b, rev=None):
+    # The host posts the log's revision (seq); frames carry the public one (rev, issue 24).
+    rev = seq if rev is None else rev
     first = spectator_b.recv(timeout=10)
-    assert 'data-full="1"' in first and seq_of(first) == seq
-    assert seq_of(spectator_a.recv(timeout=10)) == seq
+    assert 'data-full="1"' in first and seq_of(first) == rev
+    assert seq_of(spectator_a.recv(timeout=10)) == rev
 
     host = Host(a)
     host.login("livehost", "live-pass-123")
@@ -201,20 +203,20 @@ def check_action_and_undo(a, game, seq, spectator_a, spectator_b):
     assert status == 200, f"the console on A refused the action ({status})"
 
     frame = spectator_b.recv(timeout=10)
-    assert seq_of(frame) == seq + 1 and "Свободная посадка" in frame
-    assert seq_of(spectator_a.recv(timeout=10)) == seq + 1
+    assert seq_of(frame) == rev + 1 and "Свободная посадка" in frame
+    assert seq_of(spectator_a.recv(timeout=10)) == rev + 1
 
     status = host.post(f"/games/{game}/undo/", {"expected_seq": str(seq + 1)})
     assert status == 200, f"the console on A refused the undo ({status})"
     frame = spectator_b.recv(timeout=10)
-    assert seq_of(frame) == seq + 2 and "Договорка" in frame and "Свободная посадка" not in frame
+    assert seq_of(frame) == rev + 2 and "Договорка" in frame and "Свободная посадка" not in frame
 
 
 def test_restarted_process_gives_the_current_state_on_reconnect(cluster):
     a, b, info = cluster
-    game, seq = info["game"], info["seq"]
+    game, seq, rev = info["game"], info["seq"], info["rev"]
     with ws_connect(b, game) as spectator:
-        assert seq_of(spectator.recv(timeout=10)) == seq
+        assert seq_of(spectator.recv(timeout=10)) == rev
         b.stop()  # the spectator's process goes away mid-game
         with pytest.raises(Exception):  # noqa: B017 - any close/error is what a browser sees too
             spectator.recv(timeout=10)
@@ -226,7 +228,7 @@ def test_restarted_process_gives_the_current_state_on_reconnect(cluster):
     b.start()
     with ws_connect(b, game) as spectator:
         frame = spectator.recv(timeout=10)
-    assert 'data-full="1"' in frame and seq_of(frame) == seq + 1  # missed while down, in sync on reconnect
+    assert 'data-full="1"' in frame and seq_of(frame) == rev + 1  # missed while down, in sync on reconnect
 
 
 if __name__ == "__main__":  # pragma: no cover
