@@ -463,8 +463,9 @@
     filterReasons(f);
     $("[data-seat-label]", d).textContent = seat;
     $("[data-nick-label]", d).textContent = tile.dataset.nick || "";
-    // After «Записать» the focus comes back to this seat's ⋯ (issue 13-2).
-    focusIntent = "[data-penalty-seat='" + seat + "']";
+    // No focus target is remembered for after the dialog (issue 26-1): it
+    // closes onto the step's primary control, whether confirmed or cancelled.
+    focusIntent = null;
     d.showModal();
   }
   // A deliberate choice inside a form (best move «Не принят» / «Пас») asks first.
@@ -508,8 +509,20 @@
   });
   document.addEventListener("htmx:afterRequest", function (e) {
     var d = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("dialog");
-    if (d && d.open) { d.close(); restoreFocus(); }
+    if (d && d.open) d.close();
   });
+  // Issue 26-1: focus has one owner. Whatever closed a dialog (Esc, «Отмена»,
+  // «Записать», the mouse), the browser hands the focus back to the control
+  // that opened it (a «⋯» whose Space would open it again); the step's primary
+  // control takes it instead, and no focus target from before survives.
+  document.addEventListener("close", function (e) {
+    if (!e.target || e.target.tagName !== "DIALOG") return;
+    focusIntent = null;
+    focusOwner = null;
+    var pc = primaryControl();
+    var target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
+    if (target) ownFocus(target, false);
+  }, true);
 
   // --- copy buttons -------------------------------------------------------------------------------
 
@@ -583,6 +596,13 @@
   var stepChangedAt = -1e9; // a page load is not a step change
   var settleTimer = 0;
   var focusIntent = null; // a selector of the control to focus after the swap
+  // Issue 26-1: the control the host himself put the focus on in this step
+  // (Tab, a click on a text field …) keeps Space and Enter; a focus the page
+  // moved (a dialog closing, a swap) or one left over from an earlier step
+  // does not.
+  var focusOwner = null; // { el, step }
+  var focusIntentStep = null;
+  var movingFocus = false;
   var lastPointer = -1e9; // performance.now() of the last pointer press
 
   function showHint(text, refusal) {
@@ -602,6 +622,21 @@
     settleTimer = setTimeout(function () { document.body.classList.remove("keys-settling"); }, STEP_GUARD_MS);
   }
   function settling() { return performance.now() - stepChangedAt < STEP_GUARD_MS; }
+
+  function ownFocus(el, keepOwner) {
+    movingFocus = true;
+    try { el.focus({ preventScroll: true }); } finally { movingFocus = false; }
+    focusOwner = keepOwner ? { el: el, step: stepKey } : null;
+  }
+  document.addEventListener("focusin", function (e) {
+    if (movingFocus) return;
+    // A dialog handing the focus back on close is not the host's doing.
+    if (e.target && e.target.closest && e.target.closest("dialog")) { focusOwner = null; return; }
+    focusOwner = { el: e.target, step: stepKey };
+  }, true);
+  function hostOwnsFocus(t) {
+    return !!focusOwner && focusOwner.el === t && focusOwner.step === stepKey && !document.querySelector("dialog[open]");
+  }
 
   function isTextEntry(t) {
     return !!t && (t.tagName === "INPUT" && !/^(radio|checkbox|button|submit|reset)$/.test(t.type) || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
@@ -644,7 +679,7 @@
     // Rule 1: a focused control other than the step's primary one keeps its keys,
     // when it was reached by keyboard (:focus-visible); one a mouse click left
     // focused does not take the step's Enter.
-    var keyboardFocus = isControl(t) && (!t.matches || t.matches(":focus-visible") || t.tagName === "SUMMARY" || t.tagName === "INPUT");
+    var keyboardFocus = isControl(t) && hostOwnsFocus(t) && (!t.matches || t.matches(":focus-visible") || t.tagName === "SUMMARY" || t.tagName === "INPUT");
     if (keyboardFocus && !onPrimary && (isSpace || key === "Enter" || /^Arrow/.test(key))) return;
     if (e.repeat) { if (isSpace || key === "Enter") e.preventDefault(); return; } // rule 3
     if (window.consoleBusy) { if (isSpace || key === "Enter") e.preventDefault(); return; }
@@ -674,8 +709,10 @@
       if (settling()) { showHint(gettextish("Шаг только что сменился: нажмите ещё раз, если нужно."), true); return; }
       if (ghostActive()) { refuse(gettextish("Сначала закончите этот шаг: Пробел.")); return; }
       var p = picker();
-      var submit = (p && $("[data-submit]", p)) || (onPrimary ? t : null);
-      if (!submit) return;
+      // The primary control the page focused is not the host's: its Enter is
+      // not a second Space (issue 26-1: Space, then a confirm-reflex Enter).
+      var submit = (p && $("[data-submit]", p)) || (onPrimary && hostOwnsFocus(t) ? t : null);
+      if (!submit) { showHint(gettextish("Enter: на этом шаге нечего записывать. Следующий шаг — Пробел."), true); return; }
       if (submit.disabled) { refuse(submitRefusal(p)); return; }
       submit.click();
       return;
@@ -751,7 +788,7 @@
     var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
     if (verb !== "post") return;
     var a = document.activeElement;
-    if (a && a !== document.body && !document.querySelector("dialog[open]") && performance.now() - lastPointer > 1000) focusIntent = focusKey(a);
+    if (a && a !== document.body && !document.querySelector("dialog[open]") && performance.now() - lastPointer > 1000 && hostOwnsFocus(a)) { focusIntent = focusKey(a); focusIntentStep = stepKey; }
   });
 
   function restoreFocus() {
@@ -762,16 +799,16 @@
     // Only when the swap took the focus away (never steal it from the menu, a text field …).
     if (a && a !== document.body && document.body.contains(a) && a.getClientRects().length) return;
     var target = null;
-    if (focusIntent) {
+    // The control a key used comes back only within its own step (issue 26-1).
+    if (focusIntent && focusIntentStep === stepKey) {
       try { target = document.querySelector("#console " + focusIntent) || document.querySelector(focusIntent); } catch (err) { target = null; }
       if (target && (target.disabled || !target.offsetParent)) target = null;
     }
     focusIntent = null;
-    if (!target) {
-      var pc = primaryControl();
-      target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
-    }
-    if (target) target.focus({ preventScroll: true });
+    if (target) { ownFocus(target, true); return; }
+    var pc = primaryControl();
+    target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
+    if (target) ownFocus(target, false);
   }
 
   // 12-9: a click outside the menu closes it.

@@ -1,0 +1,70 @@
+"""Issue 26: where a host under time pressure was betrayed by focus, a second clock or the mouse.
+
+Each test drives a real Chromium as a host would and reads the stored log
+(«Лог .json») as the truth of what was recorded. The scenarios are built by
+the rules engine (tests/browser/test_console_safety.py's helpers).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.browser.test_console_safety import Log, day1, fresh, host, key_for, sign_in  # noqa: F401  (host is a fixture)
+
+pytestmark = [pytest.mark.browser, pytest.mark.live]
+
+
+def _import(live_manage, live_user, actions: list[dict[str, Any]]) -> int:
+    log = json.dumps({"format": "mafia-protocol-log/1", "actions": actions})
+    out = live_manage(
+        "shell",
+        "-c",
+        "import json, sys; from django.contrib.auth import get_user_model; from games import services; "
+        f"u = get_user_model().objects.get(username={live_user[0]!r}); "
+        "print(services.game_import_log(host=u, data=json.loads(sys.stdin.read()), title='issue26').pk)",
+        input=log,
+    )
+    return int(out.strip().splitlines()[-1])
+
+
+@pytest.fixture
+def games() -> dict[str, int]:
+    return {}  # the helpers' module fixture is not needed here
+
+
+# --- item 1: a cancelled penalty dialog never takes over Space and Enter --------------------------
+
+
+@pytest.mark.parametrize("close", ["Escape", "cancel"])
+def test_a_cancelled_penalty_dialog_leaves_space_and_enter_to_the_step(host, live_manage, live_user, close):
+    game = _import(live_manage, live_user, day1().actions)
+    page = host.open(game)
+    start = host.log()
+    page.click("#tile-10 [data-penalty-seat]")
+    page.wait_for_selector("#penalty-dialog[open]")
+    if close == "Escape":
+        page.keyboard.press("Escape")
+    else:
+        page.click("#penalty-dialog [data-close-dialog]")
+    page.wait_for_selector("#penalty-dialog:not([open])", state="attached")
+    # Focus is back on the step's primary control, not on the «⋯» that opened the dialog.
+    assert page.evaluate("document.activeElement.id") == "next-btn"
+    host.ready()
+    n = host.seq()
+    page.keyboard.press(" ")  # «Пас»: the next speech
+    host.wait_seq(n + 1)
+    assert page.locator("#penalty-dialog[open]").count() == 0
+    host.ready()
+    # After the step change no stale focus target survives: Space, then Enter (a confirm reflex).
+    assert not page.evaluate("document.activeElement.matches('[data-penalty-seat]')")
+    page.keyboard.press(" ")
+    host.wait_seq(n + 2)
+    host.ready()
+    assert page.locator("#penalty-dialog[open]").count() == 0
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(500)
+    assert page.locator("#penalty-dialog[open]").count() == 0
+    assert host.log() == [*start, {"do": "next"}, {"do": "next"}]
