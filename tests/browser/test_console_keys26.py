@@ -68,3 +68,25 @@ def test_a_cancelled_penalty_dialog_leaves_space_and_enter_to_the_step(host, liv
     page.wait_for_timeout(500)
     assert page.locator("#penalty-dialog[open]").count() == 0
     assert host.log() == [*start, {"do": "next"}, {"do": "next"}]
+
+
+# --- item 7: the Discord link form keeps what the host typed across the panel's refreshes -------------
+
+
+def test_the_discord_link_form_keeps_its_text_across_refreshes(host, live_manage, live_user):
+    game = _import(live_manage, live_user, day1().actions)
+    page = host.open(game)
+    page.wait_for_selector("#discord-panel .discord-settings")
+    page.click("#discord-panel .discord-settings > summary")
+    page.fill("#discord-panel input[name=guild_id]", "123456789012345678")
+    page.fill("#discord-panel input[name=seat_3]", "@charlie")
+    page.click("#console .banner")  # the host clicks elsewhere: the field loses focus
+    host.ready()
+    n = host.seq()
+    page.keyboard.press(" ")  # the game moves on: the panel is re-fetched for the new revision
+    host.wait_seq(n + 1)
+    page.wait_for_selector(f"#discord-panel[data-seq='{n + 1}']")
+    page.wait_for_timeout(5500)  # and its 5 s poll has run as well
+    assert page.locator("#discord-panel .discord-settings").get_attribute("open") is not None
+    assert page.input_value("#discord-panel input[name=guild_id]") == "123456789012345678"
+    assert page.input_value("#discord-panel input[name=seat_3]") == "@charlie"
