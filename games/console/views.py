@@ -286,8 +286,9 @@ def game_tech_pause_end(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpResponse:
-    if command in ("timeout", "end_timeout"):
-        # D8 changes the banner and the controls as well as the clock.
+    if command in ("timeout", "end_timeout", "start"):
+        # D8 changes the banner and the controls as well as the clock; "start"
+        # ends the script steps before a waiting clock (issue 26-2).
         return _console_response(request, game)
     urls = {"clock": reverse("games:clock", args=[game.pk]), "fragment": reverse("games:console_fragment", args=[game.pk])}
     ctx = {"game": game, "clock": clock_context(game), "urls": urls}
@@ -514,7 +515,9 @@ def console_context(game: Game) -> dict[str, Any]:
         "step_key": pt.step_key(state),
         "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
         "cancelled_votes": pt.cancelled_votes(state),
-        "ghost_captains": pt.ghost_captains(state),
+        # Played while the step's own clock waits for them (issue 26-2); once it
+        # started (here or on the host's other device) the wake-ups are over.
+        "ghost_captains": pt.ghost_captains(state) if game.clock_started_at is None and game.clock_elapsed_ms == 0 else [],
         "named_in_speech": pt.named_in_speech(state),
     }
     ctx.update(_panel_context(state, by_do, seats, roles))

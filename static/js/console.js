@@ -644,6 +644,8 @@
   // The step's primary control: the panel's «Enter» button, else the big
   // «␣» button (never the deliberate skip), else «В городе ночь».
   function primaryControl() {
+    var g = document.getElementById("ghost-next");
+    if (g) return g;
     var p = picker();
     var sub = p && $("[data-submit]", p);
     return sub || document.getElementById("next-btn") || document.getElementById("start-btn");
@@ -847,12 +849,15 @@
       btn.innerHTML = ""; btn.textContent = src.dataset.done + " "; var k = document.createElement("span"); k.className = "kbd"; k.textContent = "␣"; btn.appendChild(k);
       btn.addEventListener("click", function () { passGhost(box); });
       box.appendChild(btn);
+      // One step on screen (issue 26-2): the wake-up takes the banner's place;
+      // the logged step, its panel and its (waiting) clock are hidden by CSS.
       c.classList.add("has-ghost");
-      var zone = $(".panel-zone", c);
-      zone.insertBefore(box, zone.firstChild);
-      return;
+      var top = $("section.top", c);
+      top.parentNode.insertBefore(box, top);
+      return true;
     }
     c.classList.remove("has-ghost");
+    return false;
   }
   function passGhost(box) {
     var c = consoleEl();
@@ -860,8 +865,14 @@
     sessionStorage.setItem(ghostStoreKey(c, box.dataset.ghostStep), "1");
     box.remove();
     markStepChange();
-    showGhost();
+    if (!showGhost()) startWaitingClock(c);
     restoreFocus();
+  }
+  // The logged step's clock waited, full, for the wake-ups: it starts now,
+  // with the step (the answer is the whole console, without the script).
+  function startWaitingClock(c) {
+    if (!window.htmx || !c.dataset.clockUrl) return;
+    window.htmx.ajax("POST", c.dataset.clockUrl, { target: "#console", swap: "outerHTML", values: { command: "start", expected_seq: c.dataset.seq } });
   }
 
   // Everything that follows a new #console (an action's answer, an undo, the poller).
@@ -869,7 +880,7 @@
     var k = c.dataset.stepKey;
     if (stepKey !== null && k !== stepKey) markStepChange();
     stepKey = k;
-    showGhost();
+    if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); // wake-ups passed here before
     var ok = $(".flash-zone .flash-ok", c);
     var err = $(".flash-zone .flash-error", c);
     // Errors are announced by their own role="alert".
@@ -878,7 +889,7 @@
   }
   document.addEventListener("DOMContentLoaded", function () {
     var c = consoleEl();
-    if (c) { stepKey = c.dataset.stepKey; showGhost(); }
+    if (c) { stepKey = c.dataset.stepKey; if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); }
   });
 
   function toggleClock() {

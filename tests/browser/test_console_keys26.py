@@ -90,3 +90,45 @@ def test_the_discord_link_form_keeps_its_text_across_refreshes(host, live_manage
     assert page.locator("#discord-panel .discord-settings").get_attribute("open") is not None
     assert page.input_value("#discord-panel input[name=guild_id]") == "123456789012345678"
     assert page.input_value("#discord-panel input[name=seat_3]") == "@charlie"
+
+
+# --- item 2: one step and one clock at a time when the Don has left ---------------------------------
+
+
+def don_voted_out_night2() -> list[dict[str, Any]]:
+    """Night 2; the Don (seat 2) was voted out on Day 2; the blacks have just shot seat 8."""
+    g = day1().until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 7}).do("next").do("next").do("best_move", seats=[2, 3])
+    g.until("speech")
+    while g.state.phase == "night" or g.state.step != "speech" or g.state.day != 2:
+        g.do("next")
+    g.do("nominate", by=g.state.speaker, target=2).until("voting")
+    g.do("votes", **{"for": {"2": [v for v in g.state.at_table]}})
+    g.until("mafia_shot").do("shots", by={"3": 8, "4": 8})
+    assert g.state.step == "sheriff_check" and 2 not in g.state.at_table, (g.state.step, g.state.at_table)
+    return g.actions
+
+
+def visible_clocks(page) -> list[str]:
+    return page.evaluate(
+        """() => [...document.querySelectorAll('#console .clock, #console .ghost-clock')]
+             .filter(el => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden')
+             .map(el => el.textContent)"""
+    )
+
+
+def test_the_don_out_night_runs_one_clock_and_the_sheriff_gets_his_15_seconds(host, live_manage, live_user):
+    game = _import(live_manage, live_user, don_voted_out_night2())
+    page = host.open(game)
+    page.wait_for_selector("#console [data-ghost-step='don']")
+    # One step on screen: the Don's wake-up, with its own clock; the Sheriff's step is not shown yet.
+    assert visible_clocks(page) in (["0:15"], ["0:14"]), visible_clocks(page)
+    assert not page.locator("#console .panel-check").is_visible()
+    page.wait_for_timeout(3000)  # the host lets the Don's 15 s run a while
+    host.ready()
+    page.keyboard.press(" ")
+    page.wait_for_selector("#console [data-ghost-step]", state="detached")
+    page.wait_for_selector("#console .clock.is-running")
+    # The Sheriff's clock starts when his step starts: his full 15 s.
+    assert visible_clocks(page) in (["0:15"], ["0:14"]), visible_clocks(page)
+    assert page.locator("#console .panel-check").is_visible()
+    assert "Шериф" in page.inner_text("#console .panel-check")
