@@ -132,3 +132,96 @@ def test_the_don_out_night_runs_one_clock_and_the_sheriff_gets_his_15_seconds(ho
     assert visible_clocks(page) in (["0:15"], ["0:14"]), visible_clocks(page)
     assert page.locator("#console .panel-check").is_visible()
     assert "Шериф" in page.inner_text("#console .panel-check")
+
+
+# --- item 3: a Space the console cannot take says why ------------------------------------------------
+
+
+def test_a_space_while_the_last_action_is_being_recorded_says_why(host, live_manage, live_user):
+    game = _import(live_manage, live_user, day1().actions)
+    page = host.open(game)
+    start = host.log()
+
+    # A slow network: each POST leaves the page 1.2 s after it was sent.
+    page.evaluate(
+        """() => { const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+                   XMLHttpRequest.prototype.open = function (m, u) { this._slow = m === 'POST'; return open.apply(this, arguments); };
+                   XMLHttpRequest.prototype.send = function (b) { if (!this._slow) return send.call(this, b);
+                     setTimeout(() => send.call(this, b), 1200); }; }"""
+    )
+    host.ready()
+    n = host.seq()
+    page.keyboard.press(" ")
+    page.wait_for_timeout(300)
+    page.keyboard.press(" ")  # the answer is not there yet: ignored, and the host is told
+    page.wait_for_selector("#key-hint.is-refusal:not([hidden])")
+    assert "ещё записывается" in page.inner_text("#key-hint")
+    host.wait_seq(n + 1)
+    page.wait_for_timeout(300)
+    assert host.log() == [*start, {"do": "next"}]
+
+
+# --- item 5: every penalty kind by keyboard, each with its reason ---------------------------------------
+
+
+def test_every_penalty_kind_by_keyboard_with_a_reason(host, live_manage, live_user):
+    game = _import(live_manage, live_user, day1().actions)
+    page = host.open(game)
+    start = len(host.log())
+
+    def penalty(letter: str, seat: int, typed: str, confirm: bool = False) -> None:
+        host.ready()
+        n = host.seq()
+        page.keyboard.press(letter)
+        page.keyboard.press(key_for(seat))
+        page.wait_for_selector("#penalty-dialog[open]")
+        assert page.evaluate("document.activeElement.matches('[data-reason-filter]')")
+        page.keyboard.type(typed)
+        page.wait_for_timeout(450)  # the dialog's 400 ms guard
+        page.keyboard.press("Enter")
+        if confirm:
+            # A removal asks once more, saying so; nothing is recorded yet.
+            page.wait_for_function("() => document.querySelector('[data-reason-note]').textContent.includes('Enter ещё раз')")
+            assert host.seq() == n
+            page.wait_for_timeout(450)  # a reflex double Enter is not a confirmation
+            page.keyboard.press("Enter")
+        host.wait_seq(n + 1)
+        page.wait_for_selector("#penalty-dialog:not([open])", state="attached")
+
+    penalty("w", 5, "пение")
+    penalty("g", 6, "религ")
+    # Fouls 1 and 2 are recorded at once; the 3rd asks for its reason (F14).
+    for _ in range(2):
+        host.ready()
+        n = host.seq()
+        page.keyboard.press("f")
+        page.keyboard.press("7")
+        host.wait_seq(n + 1)
+    penalty("f", 7, "споры")
+    penalty("d", 8, "оскорбл", confirm=True)
+    penalty("x", 9, "не может", confirm=True)
+    got = [(a["do"], a["seat"], a.get("reason_code")) for a in host.log()[start:]]
+    assert got == [
+        ("warning", 5, "singing_poems_greetings"),
+        ("grey_card", 6, "religious_set_phrase"),
+        ("foul", 7, None),
+        ("foul", 7, None),
+        ("foul", 7, "arguing_with_host"),
+        ("disqualify", 8, "insult"),
+        ("remove", 9, "cannot_continue"),
+    ], got
+    # A removal cancelled at its confirmation records nothing.
+    host.ready()
+    n = host.seq()
+    page.keyboard.press("x")
+    page.keyboard.press("0")
+    page.wait_for_selector("#penalty-dialog[open]")
+    page.wait_for_timeout(450)
+    page.keyboard.press("Enter")
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(400)
+    assert host.seq() == n
+    # ППК by keys: the game ends with the team's loss (W5).
+    penalty("k", 3, "доказ", confirm=True)
+    last = host.log()[-1]
+    assert last["do"] == "ppk" and last["seat"] == 3 and last["team"] == "black" and last.get("reason_code") == "role_proof_out_of_game", last
