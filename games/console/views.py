@@ -124,7 +124,8 @@ def _editable_game(request: HttpRequest, pk: int) -> Game:
 
 @host_required
 def game_list(request: HttpRequest) -> HttpResponse:
-    games = Game.objects.filter(host_id=request.user.pk).order_by("-created_at")[:200]
+    # The table (if any) in the same query: a tournament game offers no «сделать рейтинговой».
+    games = Game.objects.filter(host_id=request.user.pk).select_related("tournament_table").order_by("-created_at")[:200]
     return render(request, "games/game_list.html", {"games": games})
 
 
@@ -197,6 +198,10 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         expected = parse_expected_seq(request.POST)
         # The position the action would take names it in a refusal (schema).
         action = parse_action(request.POST, index=game.active_actions().count())
+        if action.get("do") == "seat" and getattr(game, "tournament_table", None) is not None:
+            # Issue 26-6: a table's game is seated by its tournament (S1); a
+            # second seating in its log would contradict the tournament's.
+            raise ActionFormError("players", gettext("S1: рассадку турнирной игры задаёт турнир — её меняют на странице тура"))
         if action.get("do") == "seat" and request.POST.get("seating") == "random":
             # S1: the seed goes into the log with the seating it produced.
             players, seed = services.draw_seating(action["players"])

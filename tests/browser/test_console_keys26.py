@@ -225,3 +225,38 @@ def test_every_penalty_kind_by_keyboard_with_a_reason(host, live_manage, live_us
     penalty("k", 3, "доказ", confirm=True)
     last = host.log()[-1]
     assert last["do"] == "ppk" and last["seat"] == 3 and last["team"] == "black" and last.get("reason_code") == "role_proof_out_of_game", last
+
+
+# --- item 6: a tournament table's game: no second seating, no «сделать рейтинговой» ----------------------
+
+
+def test_a_tournament_game_offers_no_draw_and_no_rated_switch(host, live_manage, live_user, live_server_url):
+    out = live_manage(
+        "shell",
+        "-c",
+        "from django.contrib.auth import get_user_model; from games import services; "
+        "from tournaments import services as ts; from tournaments.models import Stage, Table; "
+        f"u = get_user_model().objects.get(username={live_user[0]!r}); "
+        "t = ts.tournament_create(name='Кубок 26', organizer=u); st = ts.stage_create(tournament=t, name='Отбор'); "
+        "r = ts.round_create(stage=st, tables=1); tb = r.tables.get(); "
+        "g = services.game_create(host=u, title='Стол 1', players=[f'T{i}' for i in range(1, 11)]); "
+        "tb.game = g; tb.host = u; tb.save(); print(g.pk)",
+    )
+    game = int(out.strip().splitlines()[-1])
+    page = host.open(game)
+    start = host.log()
+    assert page.locator("#console button[name=seating]").count() == 0
+    assert "задаёт турнир" in page.inner_text("#console [data-tournament-seating]")
+    # Even a crafted request cannot record a second seating.
+    csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    r = page.request.post(
+        f"{live_server_url}/games/{game}/act/",
+        form={"do": "seat", "players": "\n".join(f"X{i}" for i in range(1, 11)), "seating": "random", "expected_seq": str(host.seq())},
+        headers={"X-CSRFToken": csrf, "HX-Request": "true", "Referer": live_server_url + "/"},
+    )
+    assert r.status == 422 and "S1" in r.text()
+    assert host.log() == start
+    page.goto(f"{live_server_url}/games/")
+    row = page.locator("tr", has=page.locator(f"a[href='/games/{game}/']"))
+    assert row.locator("[data-tournament-game]").count() == 1
+    assert "сделать рейтинговой" not in row.inner_text()
