@@ -1023,7 +1023,21 @@
   }
 
   // Everything that follows a new #console (an action's answer, an undo, the poller).
+  // Issue 26-8: a new phase (Night, Day, the morning) brings the banner and
+  // the clock back into view, wherever the host had scrolled (a phone).
+  var lastPhase = null;
+  function scrollToPhase(c) {
+    var el = $(".banner-phase", c);
+    var phase = el ? el.textContent.trim() : "";
+    if (lastPhase !== null && phase !== lastPhase) {
+      var top = $("section.top", c) || c;
+      var y = top.getBoundingClientRect().top;
+      if (y < 0 || y > window.innerHeight / 3) window.scrollTo({ top: Math.max(0, window.scrollY + y - 4), behavior: "auto" });
+    }
+    lastPhase = phase;
+  }
   function onConsoleSwapped(c) {
+    scrollToPhase(c);
     var k = c.dataset.stepKey;
     if (stepKey !== null && k !== stepKey) markStepChange();
     stepKey = k;
@@ -1036,7 +1050,7 @@
   }
   document.addEventListener("DOMContentLoaded", function () {
     var c = consoleEl();
-    if (c) { stepKey = c.dataset.stepKey; if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); }
+    if (c) { stepKey = c.dataset.stepKey; scrollToPhase(c); if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); }
   });
 
   function toggleClock() {

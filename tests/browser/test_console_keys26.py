@@ -260,3 +260,62 @@ def test_a_tournament_game_offers_no_draw_and_no_rated_switch(host, live_manage,
     row = page.locator("tr", has=page.locator(f"a[href='/games/{game}/']"))
     assert row.locator("[data-tournament-game]").count() == 1
     assert "сделать рейтинговой" not in row.inner_text()
+
+
+# --- item 8: a phone (390×844) shows the clock, the speaker and the seats together ---------------------
+
+
+def _box(page, sel: str) -> dict[str, float]:
+    box = page.locator(sel).first.bounding_box()
+    assert box, sel
+    return box
+
+
+def _inside(box: dict[str, float], height: int = 844, width: int = 390) -> bool:
+    return box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
+
+
+def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"] or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+def test_a_phone_shows_the_clock_the_speaker_and_the_seats_on_one_screen(browser, live_server_url, live_manage, live_user):
+    speech = _import(live_manage, live_user, day1().do("nominate", by=1, target=5).do("next").actions)
+    g = day1().do("nominate", by=1, target=3).do("next").do("nominate", by=2, target=5).until("voting")
+    voting = _import(live_manage, live_user, g.actions)
+    last = day1()
+    while last.state.speaker != 10:
+        last.do("next")
+    before_night = _import(live_manage, live_user, last.actions)
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, locale="ru-RU")
+    try:
+        phone = ctx.new_page()
+        sign_in(phone, live_server_url, live_user)
+        phone.goto(f"{live_server_url}/games/{speech}/")
+        phone.wait_for_selector("#console")
+        assert _box(phone, ".topbar")["height"] <= 60, _box(phone, ".topbar")
+        # A speech: the clock, the speaker's tile and every seat tile on the first screen.
+        for sel in ("#console .clock", "#console .tile.is-speaker", "#tile-1", "#tile-10", "#next-btn", "#undo-btn"):
+            assert _inside(_box(phone, sel)), (sel, _box(phone, sel))
+        assert not _overlap(_box(phone, "#next-btn"), _box(phone, "#undo-btn"))
+        # A nomination's «Принято» is in view.
+        phone.click("#tile-7 .btn-nominate")
+        phone.wait_for_selector("#console .flash-ok")
+        assert _inside(_box(phone, "#console .flash-ok")), _box(phone, "#console .flash-ok")
+        # A vote: the clock area, the vote's «итог», and the seats of the first row.
+        phone.goto(f"{live_server_url}/games/{voting}/")
+        phone.wait_for_selector("#console .vote-form")
+        for sel in ("#console .vote-form [data-submit]", "#console .vote-row.is-active", "#undo-btn"):
+            assert _inside(_box(phone, sel)), (sel, _box(phone, sel))
+        assert not _overlap(_box(phone, "#console .vote-form [data-submit]"), _box(phone, "#undo-btn"))
+        # After a phase change the page is scrolled to the banner and the clock.
+        phone.goto(f"{live_server_url}/games/{before_night}/")
+        phone.wait_for_selector("#next-btn")
+        phone.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        phone.click("#next-btn")
+        phone.wait_for_selector("#console.tone-night")
+        phone.wait_for_timeout(600)
+        for sel in ("#console .banner", "#console .clock"):
+            assert _inside(_box(phone, sel)), (sel, _box(phone, sel))
+    finally:
+        ctx.close()
