@@ -103,3 +103,14 @@ def test_favicon_players_link_and_an_unambiguous_warning_count(host):
         en = c.get(f"/games/{game.pk}/").content.decode()
     assert "W×1" in en and ">W1<" not in en
     assert pt.ghost_captains(new_state()) == []
+
+
+def test_create_with_unknown_nicknames_says_so_at_the_top(host):
+    c = Client()
+    c.force_login(host)
+    r = c.post("/games/new/", {"title": "", "players": "\n".join(f"Новичок{i}" for i in range(1, 11)), "seating": "typed"})
+    page = r.content.decode()
+    if "player-choices" not in page:
+        pytest.skip("no decision asked for unknown nicknames here")
+    assert page.index("data-players-pending") < page.index('id="create-form"')
+    assert "autofocus" in page

@@ -12,7 +12,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_console_safety import Log, day1, fresh, host, key_for, sign_in  # noqa: F401  (host is a fixture)
+from tests.browser import test_console_safety as safety
+from tests.browser.test_console_safety import day1, key_for, sign_in
+
+host = safety.host  # the signed-in page fixture, shared with the console's safety tests
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
@@ -28,11 +31,6 @@ def _import(live_manage, live_user, actions: list[dict[str, Any]]) -> int:
         input=log,
     )
     return int(out.strip().splitlines()[-1])
-
-
-@pytest.fixture
-def games() -> dict[str, int]:
-    return {}  # the helpers' module fixture is not needed here
 
 
 # --- item 1: a cancelled penalty dialog never takes over Space and Enter --------------------------
@@ -102,7 +100,7 @@ def don_voted_out_night2() -> list[dict[str, Any]]:
     while g.state.phase == "night" or g.state.step != "speech" or g.state.day != 2:
         g.do("next")
     g.do("nominate", by=g.state.speaker, target=2).until("voting")
-    g.do("votes", **{"for": {"2": [v for v in g.state.at_table]}})
+    g.do("votes", **{"for": {"2": list(g.state.at_table)}})
     g.until("mafia_shot").do("shots", by={"3": 8, "4": 8})
     assert g.state.step == "sheriff_check" and 2 not in g.state.at_table, (g.state.step, g.state.at_table)
     return g.actions
