@@ -114,3 +114,23 @@ def test_create_with_unknown_nicknames_says_so_at_the_top(host):
         pytest.skip("no decision asked for unknown nicknames here")
     assert page.index("data-players-pending") < page.index('id="create-form"')
     assert "autofocus" in page
+
+
+def test_the_revote_is_announced_as_a_revote():
+    state = new_state()
+    for a in SETUP:
+        apply_in_place(state, a)
+    while state.step != "speech":
+        apply_in_place(state, {"do": "next"})
+    apply_in_place(state, {"do": "nominate", "by": 1, "target": 3})
+    apply_in_place(state, {"do": "next"})
+    apply_in_place(state, {"do": "nominate", "by": 2, "target": 5})
+    while state.step != "voting":
+        apply_in_place(state, {"do": "next"})
+    first = pt.step_title(state)
+    apply_in_place(state, {"do": "votes", "for": {"3": [1, 2, 3, 4, 6], "5": [5, 7, 8, 9, 10]}})
+    while state.step != "voting":
+        apply_in_place(state, {"do": "next"})
+    revote = pt.step_title(state)
+    assert first.title == "Голосование" and revote.title == "Переголосование"
+    assert revote.say != first.say and "переголосование" in revote.say

@@ -208,6 +208,9 @@ def step_title(state: GameState) -> StepTitle:
         return StepTitle(phase, title, say, tone)
     if step == "tie_speech":
         return StepTitle(phase, gettext("Речь 30 секунд %(who)s") % {"who": nick(state.speaker)}, gettext("Оправдательные речи в порядке выставления (V8)"), tone)
+    if step == "voting" and state.vote_round:
+        # Issue 26-9: the revote (V7) is announced as one, after the tie speeches.
+        return StepTitle(phase, gettext("Переголосование"), gettext("«Оправдательные речи окончены, проводится переголосование, даю 5 секунд закончить жестикуляцию в чате»"), tone)
     if step == "voting":
         return StepTitle(phase, gettext("Голосование"), gettext("«В городе все высказались, в городе проводится голосование, даю 5 секунд закончить жестикуляцию в чате»"), tone)
     if step == "lift_vote":
