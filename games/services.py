@@ -53,6 +53,7 @@ from games.rules import (
     apply,
     check_title,
     new_state,
+    script,
     validate_action,
     validate_log,
 )
@@ -449,13 +450,17 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     elif not game.is_over:
         game.finished_at = None
     # A new step gets a fresh clock that starts at once; the same step keeps its clock.
+    # Issue 26-2: a step the console precedes with a script step of its own
+    # (a departed captain's wake-up) keeps its clock full and paused: the
+    # console starts it when its turn comes, so one clock runs at a time.
     key = _step_key(after, public)
     if key != game.clock_key:
         game.clock_key = key
         seconds = after.step_seconds
         game.clock_duration_ms = int(seconds or 0) * 1000
         game.clock_elapsed_ms = 0
-        game.clock_started_at = timezone.now() if seconds and game.timeout_since is None else None
+        waits = script.clock_waits_for_host(after)
+        game.clock_started_at = timezone.now() if seconds and game.timeout_since is None and not waits else None
     game.save()
     if before.players != after.players or before.roles != after.roles:
         _sync_seats(game, after)

@@ -30,7 +30,14 @@ from typing import Any
 from django.utils.translation import get_language, gettext, override, pgettext
 
 from games.console.forms import FIELD_LABELS, field_label
-from games.rules import GameState, Regulations, RuleViolation, apply_in_place, new_state
+from games.rules import (
+    GameState,
+    Regulations,
+    RuleViolation,
+    apply_in_place,
+    new_state,
+    script,
+)
 from games.rules.catalogue import reason_text
 
 # The separator line of V1, exactly as the regulations print it.
@@ -201,6 +208,9 @@ def step_title(state: GameState) -> StepTitle:
         return StepTitle(phase, title, say, tone)
     if step == "tie_speech":
         return StepTitle(phase, gettext("Речь 30 секунд %(who)s") % {"who": nick(state.speaker)}, gettext("Оправдательные речи в порядке выставления (V8)"), tone)
+    if step == "voting" and state.vote_round:
+        # Issue 26-9: the revote (V7) is announced as one, after the tie speeches.
+        return StepTitle(phase, gettext("Переголосование"), gettext("«Оправдательные речи окончены, проводится переголосование, даю 5 секунд закончить жестикуляцию в чате»"), tone)
     if step == "voting":
         return StepTitle(phase, gettext("Голосование"), gettext("«В городе все высказались, в городе проводится голосование, даю 5 секунд закончить жестикуляцию в чате»"), tone)
     if step == "lift_vote":
@@ -272,26 +282,10 @@ def cancelled_votes(state: GameState) -> list[CancelledVote]:
     return out
 
 
-# The captains' Night steps in their order (N3, N4): a captain who has left
-# keeps his 15 seconds in the host's script, so that the table does not learn
-# he is gone (V12, N5); the log has no step for him (FORMAT.md).
-CAPTAIN_ORDER = (("don", "don_check"), ("sheriff", "sheriff_check"))
-
-
-def ghost_captains(state: GameState) -> list[str]:
-    """Roles whose check step this Night was skipped because they have left:
-    the console plays their 15-second wake-up before the current step."""
-    if state.status != "running" or state.phase != "night" or not state.day or state.step == "mafia_shot":
-        return []
-    if not any(s.get("night") == state.day for s in state.record.shots):
-        return []
-    position = {"don_check": 1, "sheriff_check": 2}.get(state.step or "", 3)
-    out = []
-    for n, (role, _step) in enumerate(CAPTAIN_ORDER, start=1):
-        seat = state.seat_of(role)
-        if n < position and seat is not None and seat not in state.at_table:
-            out.append(role)
-    return out
+# A captain who has left keeps his 15 seconds in the host's script (V12, N5):
+# games/rules/script.py, shared with the write path (his step's clock waits).
+ghost_captains = script.ghost_captains
+CAPTAIN_ORDER = script.CAPTAIN_ORDER
 
 
 def next_label(state: GameState) -> str:

@@ -88,6 +88,22 @@ JS_TEXTS = (
     gettext_noop("Сейчас нечего записывать."),
     gettext_noop("Сначала закончите этот шаг: Пробел."),
     gettext_noop("Шаг только что сменился: нажмите ещё раз, если нужно."),
+    # Issue 26: every ignored key says why.
+    gettext_noop("Enter: на этом шаге нечего записывать. Следующий шаг — Пробел."),
+    gettext_noop("Клавиша зажата: повтор не считается. Отпустите и нажмите снова."),
+    gettext_noop("Предыдущее действие ещё записывается: нажмите снова, когда появится ответ."),
+    gettext_noop("Сейчас не разрешено правилами для №{seat}: {kinds}."),
+    gettext_noop("Это снятие с игры №{seat}: Enter ещё раз — записать, Esc — отмена."),
+    gettext_noop("Такой причины в списке нет: Enter запишет её своими словами."),
+    gettext_noop("Enter без выбора — без причины из списка."),
+    gettext_noop("Окно только что открылось: нажмите Enter ещё раз."),
+    gettext_noop("Предупреждение: нажмите номер места"),
+    gettext_noop("Серая карточка: нажмите номер места"),
+    gettext_noop("Дисквалифицирующий фол: нажмите номер места"),
+    gettext_noop("Снять с игры (X4): нажмите номер места"),
+    gettext_noop("ППК команде игрока: нажмите номер места"),
+    gettext_noop("3-й фол объявляется с причиной (F14): выберите её или Enter без неё."),
+    gettext_noop("4-й фол удаляет игрока (F7)."),
 )
 
 
@@ -121,7 +137,8 @@ def _editable_game(request: HttpRequest, pk: int) -> Game:
 
 @host_required
 def game_list(request: HttpRequest) -> HttpResponse:
-    games = Game.objects.filter(host_id=request.user.pk).order_by("-created_at")[:200]
+    # The table (if any) in the same query: a tournament game offers no «сделать рейтинговой».
+    games = Game.objects.filter(host_id=request.user.pk).select_related("tournament_table").order_by("-created_at")[:200]
     # Only a host staff trust may mark a game rated (players/trust.py); others see no button.
     return render(request, "games/game_list.html", {"games": games, "may_host_rated": user_may_host_rated_games(request.user)})
 
@@ -211,6 +228,10 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         expected = parse_expected_seq(request.POST)
         # The position the action would take names it in a refusal (schema).
         action = parse_action(request.POST, index=game.active_actions().count())
+        if action.get("do") == "seat" and getattr(game, "tournament_table", None) is not None:
+            # Issue 26-6: a table's game is seated by its tournament (S1); a
+            # second seating in its log would contradict the tournament's.
+            raise ActionFormError("players", gettext("S1: рассадку турнирной игры задаёт турнир — её меняют на странице тура"))
         if action.get("do") == "seat":
             refusal = _seating_ban_refusal(request, game, action["players"])
             if refusal:
@@ -326,8 +347,9 @@ def game_tech_pause_end(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpResponse:
-    if command in ("timeout", "end_timeout"):
-        # D8 changes the banner and the controls as well as the clock.
+    if command in ("timeout", "end_timeout", "start"):
+        # D8 changes the banner and the controls as well as the clock; "start"
+        # ends the script steps before a waiting clock (issue 26-2).
         return _console_response(request, game)
     urls = {"clock": reverse("games:clock", args=[game.pk]), "fragment": reverse("games:console_fragment", args=[game.pk])}
     ctx = {"game": game, "clock": clock_context(game), "urls": urls}
@@ -562,7 +584,9 @@ def console_context(game: Game) -> dict[str, Any]:
         "step_key": pt.step_key(state),
         "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
         "cancelled_votes": pt.cancelled_votes(state),
-        "ghost_captains": pt.ghost_captains(state),
+        # Played while the step's own clock waits for them (issue 26-2); once it
+        # started (here or on the host's other device) the wake-ups are over.
+        "ghost_captains": pt.ghost_captains(state) if game.clock_started_at is None and game.clock_elapsed_ms == 0 else [],
         "named_in_speech": pt.named_in_speech(state),
     }
     ctx.update(_panel_context(state, by_do, seats, roles))

@@ -38,7 +38,11 @@
       if (window.consoleBusy || (document.hidden && e.detail.elt && e.detail.elt.id === "poller")) e.preventDefault();
       return;
     }
-    if (window.consoleBusy) { e.preventDefault(); return; } // a double click is dropped here …
+    if (window.consoleBusy) { // a double click is dropped here, and says so …
+      e.preventDefault();
+      showHint(gettextish("Предыдущее действие ещё записывается: нажмите снова, когда появится ответ."), true);
+      return;
+    }
     setBusy(true); // … and refused by the revision check if it got through
   });
   // The page is free again as soon as the new console is in place (keys
@@ -443,7 +447,11 @@
 
   // --- dialogs ------------------------------------------------------------------------------------
 
-  function openPenalty(seat) {
+  // opts (issue 26-5, the keyboard's way in): kind — the kind to select;
+  // keyboard — the focus goes to the reason's type-ahead; confirm — a removal,
+  // recorded on a second Enter; note — what the host is told above the list.
+  function openPenalty(seat, opts) {
+    opts = opts || {};
     var d = document.getElementById("penalty-dialog");
     var tile = document.getElementById("tile-" + seat);
     if (!d || !tile) return;
@@ -462,13 +470,26 @@
       r.closest("label").classList.toggle("is-disabled", r.disabled);
       if (!r.disabled && !first) first = r;
     });
-    if (first) first.checked = true;
+    var wanted = opts.kind && $("input[name=do][value='" + opts.kind + "']", f);
+    if (wanted && !wanted.disabled) wanted.checked = true;
+    else if (first) first.checked = true;
     filterReasons(f);
+    d.dataset.openedAt = String(performance.now());
+    d.dataset.confirm = opts.confirm ? "1" : "";
+    d.dataset.confirmArmed = "";
+    d.dataset.note = opts.note || "";
+    d.dataset.seat = String(seat);
+    // Kinds the engine does not allow now are greyed out: say so, not silently (26-5).
+    var off = $$("input[name=do]", f).filter(function (r) { return r.disabled; }).map(function (r) { return r.closest("label").textContent.trim(); });
+    d.dataset.offKinds = off.length ? fmtText(gettextish("Сейчас не разрешено правилами для №{seat}: {kinds}."), { seat: seat, kinds: off.join(", ") }) : "";
+    buildReasonList(f);
     $("[data-seat-label]", d).textContent = seat;
     $("[data-nick-label]", d).textContent = tile.dataset.nick || "";
-    // After «Записать» the focus comes back to this seat's ⋯ (issue 13-2).
-    focusIntent = "[data-penalty-seat='" + seat + "']";
+    // No focus target is remembered for after the dialog (issue 26-1): it
+    // closes onto the step's primary control, whether confirmed or cancelled.
+    focusIntent = null;
     d.showModal();
+    if (opts.keyboard) { var fi = $("[data-reason-filter]", f); if (fi) fi.focus(); }
   }
   // A deliberate choice inside a form (best move «Не принят» / «Пас») asks first.
   document.addEventListener("click", function (e) {
@@ -477,7 +498,7 @@
   }, true);
   document.addEventListener("click", function (e) {
     var b = e.target.closest && e.target.closest("[data-penalty-seat]");
-    if (b) { openPenalty(b.dataset.penaltySeat); return; }
+    if (b) { openPenalty(b.dataset.penaltySeat, {}); return; }
     if (e.target.closest && e.target.closest("[data-close-dialog]")) { e.target.closest("dialog").close(); return; }
     if (e.target.closest && e.target.closest("[data-open-help]")) { document.getElementById("help-dialog").showModal(); return; }
     if (e.target.closest && e.target.closest("[data-sound-toggle]")) {
@@ -508,12 +529,121 @@
     });
   }
   document.addEventListener("change", function (e) {
-    if (e.target.name === "do" && e.target.closest("#penalty-form")) filterReasons(e.target.form);
+    if (e.target.name === "do" && e.target.closest("#penalty-form")) { filterReasons(e.target.form); buildReasonList(e.target.form); }
+  });
+
+  // --- the reason's type-ahead (issue 26-5) ------------------------------------------------------
+  // The list is the select's options the server rendered for the chosen kind
+  // (filterReasons keeps only those), so a rule that changes what the dialog
+  // offers changes this list without a line of JS.
+  var REMOVAL_KINDS = ["disqualify", "remove", "ppk"];
+  var reasonPick = -1;
+  function reasonCandidates(form) {
+    var select = $("select[name=reason]", form);
+    return select ? $$("option", select).filter(function (o) { return o.value && !o.disabled && !o.hidden; }) : [];
+  }
+  function buildReasonList(form) {
+    var list = $("[data-reason-options]", form);
+    var input = $("[data-reason-filter]", form);
+    if (!list || !input) return;
+    var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var shown = reasonCandidates(form).filter(function (o) {
+      var t = o.textContent.toLowerCase();
+      return words.every(function (w) { return t.indexOf(w) >= 0; });
+    });
+    list.innerHTML = "";
+    shown.forEach(function (o, i) {
+      var li = document.createElement("li");
+      li.id = "reason-opt-" + i;
+      li.setAttribute("role", "option");
+      li.dataset.code = o.value;
+      li.textContent = o.textContent;
+      list.appendChild(li);
+    });
+    // Nothing typed: no reason is picked for the host (Enter records none);
+    // a few letters: the first match is.
+    reasonPick = words.length && shown.length ? 0 : -1;
+    markReason(form);
+  }
+  function markReason(form) {
+    var items = $$("[data-reason-options] li", form);
+    items.forEach(function (li, i) { var on = i === reasonPick; li.classList.toggle("is-picked", on); li.setAttribute("aria-selected", on ? "true" : "false"); });
+    var input = $("[data-reason-filter]", form);
+    if (items[reasonPick]) { input.setAttribute("aria-activedescendant", items[reasonPick].id); items[reasonPick].scrollIntoView({ block: "nearest" }); } else input.removeAttribute("aria-activedescendant");
+    reasonNote(form);
+  }
+  function reasonNote(form) {
+    var d = form.closest("dialog");
+    var note = $("[data-reason-note]", form);
+    if (!d || !note) return;
+    var items = $$("[data-reason-options] li", form);
+    var input = $("[data-reason-filter]", form);
+    var parts = [];
+    if (d.dataset.note) parts.push(d.dataset.note);
+    if (d.dataset.confirmArmed) parts.push(fmtText(gettextish("Это снятие с игры №{seat}: Enter ещё раз — записать, Esc — отмена."), { seat: d.dataset.seat }));
+    else if (input.value.trim() && !items.length) parts.push(gettextish("Такой причины в списке нет: Enter запишет её своими словами."));
+    else if (reasonPick < 0) parts.push(gettextish("Enter без выбора — без причины из списка."));
+    if (d.dataset.offKinds) parts.push(d.dataset.offKinds);
+    note.textContent = parts.join(" ");
+  }
+  document.addEventListener("input", function (e) {
+    if (e.target.matches && e.target.matches("[data-reason-filter]")) { var d = e.target.closest("dialog"); if (d) d.dataset.confirmArmed = ""; buildReasonList(e.target.form); }
+  });
+  document.addEventListener("click", function (e) {
+    var li = e.target.closest && e.target.closest("[data-reason-options] li");
+    if (!li) return;
+    var form = li.closest("form");
+    reasonPick = $$("[data-reason-options] li", form).indexOf(li);
+    markReason(form);
+    $("select[name=reason]", form).value = li.dataset.code;
+  });
+  document.addEventListener("keydown", function (e) {
+    var input = e.target;
+    if (!input.matches || !input.matches("[data-reason-filter]")) return;
+    var form = input.form, d = input.closest("dialog");
+    var items = $$("[data-reason-options] li", form);
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      if (!items.length) return;
+      reasonPick = e.key === "ArrowDown" ? Math.min(items.length - 1, reasonPick + 1) : Math.max(-1, reasonPick - 1);
+      markReason(form);
+      return;
+    }
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    // The console's safety rules hold here too: no auto-repeat, no Enter in
+    // the first 400 ms (the key that opened the dialog is not a choice).
+    if (e.repeat) return;
+    if (performance.now() - parseFloat(d.dataset.openedAt || "0") < STEP_GUARD_MS) { showHint(gettextish("Окно только что открылось: нажмите Enter ещё раз."), true); return; }
+    var select = $("select[name=reason]", form);
+    var text = $("input[name=reason_text]", form);
+    select.value = items[reasonPick] ? items[reasonPick].dataset.code : "";
+    if (!items[reasonPick] && input.value.trim() && !text.value.trim()) text.value = input.value.trim();
+    var kind = ($("input[name=do]:checked", form) || {}).value;
+    if ((d.dataset.confirm || REMOVAL_KINDS.indexOf(kind) >= 0) && !d.dataset.confirmArmed) {
+      d.dataset.confirmArmed = "1";
+      d.dataset.openedAt = String(performance.now());
+      reasonNote(form);
+      return;
+    }
+    form.requestSubmit();
   });
   document.addEventListener("htmx:afterRequest", function (e) {
     var d = e.detail.elt && e.detail.elt.closest && e.detail.elt.closest("dialog");
-    if (d && d.open) { d.close(); restoreFocus(); }
+    if (d && d.open) d.close();
   });
+  // Issue 26-1: focus has one owner. Whatever closed a dialog (Esc, «Отмена»,
+  // «Записать», the mouse), the browser hands the focus back to the control
+  // that opened it (a «⋯» whose Space would open it again); the step's primary
+  // control takes it instead, and no focus target from before survives.
+  document.addEventListener("close", function (e) {
+    if (!e.target || e.target.tagName !== "DIALOG") return;
+    focusIntent = null;
+    focusOwner = null;
+    var pc = primaryControl();
+    var target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
+    if (target) ownFocus(target, false);
+  }, true);
 
   // --- copy buttons -------------------------------------------------------------------------------
 
@@ -581,12 +711,26 @@
   //    outside the swapped part (13-5).
   var STEP_GUARD_MS = 400;
   var foulArmed = 0;
+  var armedKind = "foul";
+  // Issue 26-5: a letter, then a seat digit (Latin and Russian layouts).
+  var PENALTY_KEYS = { f: "foul", "а": "foul", w: "warning", "ц": "warning", g: "grey_card", "п": "grey_card", d: "disqualify", "в": "disqualify", x: "remove", "ч": "remove", k: "ppk", "л": "ppk" };
+  var PENALTY_PROMPTS = {
+    foul: "Фол: нажмите номер места", warning: "Предупреждение: нажмите номер места", grey_card: "Серая карточка: нажмите номер места",
+    disqualify: "Дисквалифицирующий фол: нажмите номер места", remove: "Снять с игры (X4): нажмите номер места", ppk: "ППК команде игрока: нажмите номер места"
+  };
   var hint = null;
   var hintTimer = 0;
   var stepKey = null;
   var stepChangedAt = -1e9; // a page load is not a step change
   var settleTimer = 0;
   var focusIntent = null; // a selector of the control to focus after the swap
+  // Issue 26-1: the control the host himself put the focus on in this step
+  // (Tab, a click on a text field …) keeps Space and Enter; a focus the page
+  // moved (a dialog closing, a swap) or one left over from an earlier step
+  // does not.
+  var focusOwner = null; // { el, step }
+  var focusIntentStep = null;
+  var movingFocus = false;
   var lastPointer = -1e9; // performance.now() of the last pointer press
 
   function showHint(text, refusal) {
@@ -607,12 +751,29 @@
   }
   function settling() { return performance.now() - stepChangedAt < STEP_GUARD_MS; }
 
+  function ownFocus(el, keepOwner) {
+    movingFocus = true;
+    try { el.focus({ preventScroll: true }); } finally { movingFocus = false; }
+    focusOwner = keepOwner ? { el: el, step: stepKey } : null;
+  }
+  document.addEventListener("focusin", function (e) {
+    if (movingFocus) return;
+    // A dialog handing the focus back on close is not the host's doing.
+    if (e.target && e.target.closest && e.target.closest("dialog")) { focusOwner = null; return; }
+    focusOwner = { el: e.target, step: stepKey };
+  }, true);
+  function hostOwnsFocus(t) {
+    return !!focusOwner && focusOwner.el === t && focusOwner.step === stepKey && !document.querySelector("dialog[open]");
+  }
+
   function isTextEntry(t) {
     return !!t && (t.tagName === "INPUT" && !/^(radio|checkbox|button|submit|reset)$/.test(t.type) || t.tagName === "TEXTAREA" || t.tagName === "SELECT" || t.isContentEditable);
   }
   // The step's primary control: the panel's «Enter» button, else the big
   // «␣» button (never the deliberate skip), else «В городе ночь».
   function primaryControl() {
+    var g = document.getElementById("ghost-next");
+    if (g) return g;
     var p = picker();
     var sub = p && $("[data-submit]", p);
     return sub || document.getElementById("next-btn") || document.getElementById("start-btn");
@@ -648,10 +809,14 @@
     // Rule 1: a focused control other than the step's primary one keeps its keys,
     // when it was reached by keyboard (:focus-visible); one a mouse click left
     // focused does not take the step's Enter.
-    var keyboardFocus = isControl(t) && (!t.matches || t.matches(":focus-visible") || t.tagName === "SUMMARY" || t.tagName === "INPUT");
+    var keyboardFocus = isControl(t) && hostOwnsFocus(t) && (!t.matches || t.matches(":focus-visible") || t.tagName === "SUMMARY" || t.tagName === "INPUT");
     if (keyboardFocus && !onPrimary && (isSpace || key === "Enter" || /^Arrow/.test(key))) return;
-    if (e.repeat) { if (isSpace || key === "Enter") e.preventDefault(); return; } // rule 3
-    if (window.consoleBusy) { if (isSpace || key === "Enter") e.preventDefault(); return; }
+    // Issue 26-3: every key the console ignores says why (a silent drop looks like a lost key).
+    if (e.repeat) { if (isSpace || key === "Enter") { e.preventDefault(); showHint(gettextish("Клавиша зажата: повтор не считается. Отпустите и нажмите снова."), true); } return; } // rule 3
+    if (window.consoleBusy) {
+      if (isSpace || key === "Enter" || /^[0-9]$/.test(key)) { e.preventDefault(); showHint(gettextish("Предыдущее действие ещё записывается: нажмите снова, когда появится ответ."), true); }
+      return;
+    }
 
     if (isSpace) {
       e.preventDefault();
@@ -665,6 +830,7 @@
       }
       var next = document.getElementById("next-btn") || document.getElementById("start-btn");
       if (next && !next.disabled) { next.click(); return; }
+      if (next) { showHint(gettextish("Предыдущее действие ещё записывается: нажмите снова, когда появится ответ."), true); return; }
       var c = consoleEl();
       if (c && c.dataset.deliberate) {
         refuse(deliberateRefusal(c));
@@ -678,8 +844,10 @@
       if (settling()) { showHint(gettextish("Шаг только что сменился: нажмите ещё раз, если нужно."), true); return; }
       if (ghostActive()) { refuse(gettextish("Сначала закончите этот шаг: Пробел.")); return; }
       var p = picker();
-      var submit = (p && $("[data-submit]", p)) || (onPrimary ? t : null);
-      if (!submit) return;
+      // The primary control the page focused is not the host's: its Enter is
+      // not a second Space (issue 26-1: Space, then a confirm-reflex Enter).
+      var submit = (p && $("[data-submit]", p)) || (onPrimary && hostOwnsFocus(t) ? t : null);
+      if (!submit) { showHint(gettextish("Enter: на этом шаге нечего записывать. Следующий шаг — Пробел."), true); return; }
       if (submit.disabled) { refuse(submitRefusal(p)); return; }
       submit.click();
       return;
@@ -687,9 +855,12 @@
     if (ghostActive() && (/^[0-9]$/.test(key))) { refuse(gettextish("Сначала закончите этот шаг: Пробел.")); return; }
     if (key === "p" || key === "P" || key === "з" || key === "З") { e.preventDefault(); toggleClock(); return; }
     if (key === "?") { e.preventDefault(); document.getElementById("help-dialog").showModal(); return; }
-    if (key === "f" || key === "F" || key === "а" || key === "А") {
+    var penaltyKind = PENALTY_KEYS[key.toLowerCase()];
+    if (penaltyKind) {
+      if (e.repeat) return;
       foulArmed = Date.now();
-      showHint(gettextish("Фол: нажмите номер места"));
+      armedKind = penaltyKind;
+      showHint(gettextish(PENALTY_PROMPTS[penaltyKind]));
       return;
     }
     if (/^[0-9]$/.test(key)) {
@@ -698,9 +869,7 @@
       if (foulArmed && Date.now() - foulArmed < 4000) {
         foulArmed = 0;
         showHint("");
-        var fb = $("#tile-" + seat + " .btn-foul");
-        if (fb && !fb.disabled) fb.click();
-        else serverAct({ "do": "foul", seat: seat }); // the engine names the rule (F1, …)
+        penaltyByKeys(armedKind, seat);
         return;
       }
       pick(seat);
@@ -710,6 +879,23 @@
     var pk = picker();
     if (pk && (key === "ArrowDown" || key === "ArrowUp") && $("[data-row]", pk)) { e.preventDefault(); moveRow(pk, key === "ArrowDown" ? 1 : -1); }
   });
+
+  function penaltyByKeys(kind, seat) {
+    var tile = document.getElementById("tile-" + seat);
+    var allowed = tile ? (tile.dataset.penalties || "").split(" ") : [];
+    if (allowed.indexOf(kind) < 0) { serverAct({ "do": kind, seat: seat }); return; } // the engine names the rule (F1, X4 …)
+    if (kind === "foul") {
+      var fouls = parseInt(tile.dataset.fouls, 10) || 0;
+      // F14: the 3rd foul is announced with its reason; the 4th removes (F7), so it asks twice.
+      if (fouls === 2) { openPenalty(seat, { kind: "foul", keyboard: true, note: gettextish("3-й фол объявляется с причиной (F14): выберите её или Enter без неё.") }); return; }
+      if (fouls >= 3) { openPenalty(seat, { kind: "foul", keyboard: true, confirm: true, note: gettextish("4-й фол удаляет игрока (F7).") }); return; }
+      var fb = $("#tile-" + seat + " .btn-foul");
+      if (fb && !fb.disabled) fb.click();
+      else serverAct({ "do": "foul", seat: seat });
+      return;
+    }
+    openPenalty(seat, { kind: kind, keyboard: true, confirm: REMOVAL_KINDS.indexOf(kind) >= 0 });
+  }
 
   function deliberateRefusal(c) {
     if (c.classList.contains("step-mafia_shot")) return gettextish("Правило N2: отметьте, кого назвал каждый чёрный, и Enter. Промах — только Shift+Пробел.");
@@ -755,7 +941,7 @@
     var verb = (e.detail.requestConfig && e.detail.requestConfig.verb) || "";
     if (verb !== "post") return;
     var a = document.activeElement;
-    if (a && a !== document.body && !document.querySelector("dialog[open]") && performance.now() - lastPointer > 1000) focusIntent = focusKey(a);
+    if (a && a !== document.body && !document.querySelector("dialog[open]") && performance.now() - lastPointer > 1000 && hostOwnsFocus(a)) { focusIntent = focusKey(a); focusIntentStep = stepKey; }
   });
 
   function restoreFocus() {
@@ -766,16 +952,16 @@
     // Only when the swap took the focus away (never steal it from the menu, a text field …).
     if (a && a !== document.body && document.body.contains(a) && a.getClientRects().length) return;
     var target = null;
-    if (focusIntent) {
+    // The control a key used comes back only within its own step (issue 26-1).
+    if (focusIntent && focusIntentStep === stepKey) {
       try { target = document.querySelector("#console " + focusIntent) || document.querySelector(focusIntent); } catch (err) { target = null; }
       if (target && (target.disabled || !target.offsetParent)) target = null;
     }
     focusIntent = null;
-    if (!target) {
-      var pc = primaryControl();
-      target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
-    }
-    if (target) target.focus({ preventScroll: true });
+    if (target) { ownFocus(target, true); return; }
+    var pc = primaryControl();
+    target = pc && !pc.disabled && pc.offsetParent ? pc : document.getElementById("step-panel");
+    if (target) ownFocus(target, false);
   }
 
   // 12-9: a click outside the menu closes it.
@@ -814,12 +1000,15 @@
       btn.innerHTML = ""; btn.textContent = src.dataset.done + " "; var k = document.createElement("span"); k.className = "kbd"; k.textContent = "␣"; btn.appendChild(k);
       btn.addEventListener("click", function () { passGhost(box); });
       box.appendChild(btn);
+      // One step on screen (issue 26-2): the wake-up takes the banner's place;
+      // the logged step, its panel and its (waiting) clock are hidden by CSS.
       c.classList.add("has-ghost");
-      var zone = $(".panel-zone", c);
-      zone.insertBefore(box, zone.firstChild);
-      return;
+      var top = $("section.top", c);
+      top.parentNode.insertBefore(box, top);
+      return true;
     }
     c.classList.remove("has-ghost");
+    return false;
   }
   function passGhost(box) {
     var c = consoleEl();
@@ -827,16 +1016,36 @@
     sessionStorage.setItem(ghostStoreKey(c, box.dataset.ghostStep), "1");
     box.remove();
     markStepChange();
-    showGhost();
+    if (!showGhost()) startWaitingClock(c);
     restoreFocus();
+  }
+  // The logged step's clock waited, full, for the wake-ups: it starts now,
+  // with the step (the answer is the whole console, without the script).
+  function startWaitingClock(c) {
+    if (!window.htmx || !c.dataset.clockUrl) return;
+    window.htmx.ajax("POST", c.dataset.clockUrl, { target: "#console", swap: "outerHTML", values: { command: "start", expected_seq: c.dataset.seq } });
   }
 
   // Everything that follows a new #console (an action's answer, an undo, the poller).
+  // Issue 26-8: a new phase (Night, Day, the morning) brings the banner and
+  // the clock back into view, wherever the host had scrolled (a phone).
+  var lastPhase = null;
+  function scrollToPhase(c) {
+    var el = $(".banner-phase", c);
+    var phase = el ? el.textContent.trim() : "";
+    if (lastPhase !== null && phase !== lastPhase) {
+      var top = $("section.top", c) || c;
+      var y = top.getBoundingClientRect().top;
+      if (y < 0 || y > window.innerHeight / 3) window.scrollTo({ top: Math.max(0, window.scrollY + y - 4), behavior: "auto" });
+    }
+    lastPhase = phase;
+  }
   function onConsoleSwapped(c) {
+    scrollToPhase(c);
     var k = c.dataset.stepKey;
     if (stepKey !== null && k !== stepKey) markStepChange();
     stepKey = k;
-    showGhost();
+    if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); // wake-ups passed here before
     var ok = $(".flash-zone .flash-ok", c);
     var err = $(".flash-zone .flash-error", c);
     // Errors are announced by their own role="alert".
@@ -845,7 +1054,7 @@
   }
   document.addEventListener("DOMContentLoaded", function () {
     var c = consoleEl();
-    if (c) { stepKey = c.dataset.stepKey; showGhost(); }
+    if (c) { stepKey = c.dataset.stepKey; scrollToPhase(c); if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); }
   });
 
   function toggleClock() {

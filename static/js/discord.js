@@ -31,10 +31,16 @@
           var holder = document.createElement("div");
           holder.innerHTML = html.trim();
           var fresh = holder.firstElementChild;
-          // Keep what the host is typing: no swap while he edits the form.
+          // Keep what the host is typing: no swap while he edits the form, and
+          // after it (he clicked elsewhere) his unsaved values and the open
+          // «Связь с Discord» survive the refresh (issue 26-7).
           var editing = current.contains(document.activeElement) && /^(INPUT|TEXTAREA|SELECT)$/.test(document.activeElement.tagName);
           if (fresh && !editing) {
+            var kept = unsavedFields(current);
+            var opened = openDetails(current);
             current.replaceWith(fresh);
+            restoreFields(fresh, kept);
+            restoreDetails(fresh, opened);
             if (window.htmx) window.htmx.process(fresh);
             prefillConsole();
           }
@@ -45,6 +51,47 @@
         inFlight = false;
         if (again) refreshPanel();
       });
+  }
+
+  // A field is "unsaved" when the host changed it from what the server rendered.
+  function fieldKey(el) {
+    var form = el.form;
+    return (form ? (form.getAttribute("hx-post") || form.id || "") : "") + "|" + el.name + "|" + (el.type === "radio" || el.type === "checkbox" ? el.value : "");
+  }
+  function unsavedFields(root) {
+    var out = [];
+    Array.prototype.forEach.call(root.querySelectorAll("input[name], textarea[name], select[name]"), function (el) {
+      if (el.type === "hidden") return;
+      if (el.type === "radio" || el.type === "checkbox") {
+        if (el.checked !== el.defaultChecked) out.push({ key: fieldKey(el), checked: el.checked });
+      } else if (el.tagName === "SELECT") {
+        var changed = Array.prototype.some.call(el.options, function (o) { return o.selected !== o.defaultSelected; });
+        if (changed) out.push({ key: fieldKey(el), value: el.value });
+      } else if (el.value !== el.defaultValue) {
+        out.push({ key: fieldKey(el), value: el.value });
+      }
+    });
+    return out;
+  }
+  function restoreFields(root, kept) {
+    if (!kept.length) return;
+    var byKey = {};
+    Array.prototype.forEach.call(root.querySelectorAll("input[name], textarea[name], select[name]"), function (el) { byKey[fieldKey(el)] = el; });
+    kept.forEach(function (k) {
+      var el = byKey[k.key];
+      if (!el) return;
+      if ("checked" in k) el.checked = k.checked; else el.value = k.value;
+    });
+  }
+  function detailsKey(d) {
+    var s = d.querySelector("summary");
+    return (d.className || "") + "|" + (s ? s.textContent.trim() : "");
+  }
+  function openDetails(root) {
+    return Array.prototype.filter.call(root.querySelectorAll("details"), function (d) { return d.open; }).map(detailsKey);
+  }
+  function restoreDetails(root, keys) {
+    Array.prototype.forEach.call(root.querySelectorAll("details"), function (d) { if (keys.indexOf(detailsKey(d)) >= 0) d.open = true; });
   }
 
   function refreshConsole() {

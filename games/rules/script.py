@@ -1,0 +1,36 @@
+"""The host's script around the logged steps: pure, no Django.
+
+A captain who has left still "wakes up" for 15 seconds in the host's script,
+so that the table does not learn he is gone (V12, N5); the log has no step for
+him (FORMAT.md), so the console plays it as a step of its own. While it plays,
+the next logged step's clock waits: one clock runs at a time (issue 26-2).
+"""
+
+from __future__ import annotations
+
+from games.rules.state import GameState
+
+# The captains' Night steps in their order (N3, N4).
+CAPTAIN_ORDER = (("don", "don_check"), ("sheriff", "sheriff_check"))
+
+
+def ghost_captains(state: GameState) -> list[str]:
+    """Roles whose check step this Night was skipped because they have left:
+    the console plays their 15-second wake-up before the current step."""
+    if state.status != "running" or state.phase != "night" or not state.day or state.step == "mafia_shot":
+        return []
+    if not any(s.get("night") == state.day for s in state.record.shots):
+        return []
+    position = {"don_check": 1, "sheriff_check": 2}.get(state.step or "", 3)
+    out = []
+    for n, (role, _step) in enumerate(CAPTAIN_ORDER, start=1):
+        seat = state.seat_of(role)
+        if n < position and seat is not None and seat not in state.at_table:
+            out.append(role)
+    return out
+
+
+def clock_waits_for_host(state: GameState) -> bool:
+    """Whether a new step's clock is stored paused and full, started by the
+    console when its turn comes: after the departed captains' wake-ups."""
+    return bool(ghost_captains(state))
