@@ -135,6 +135,12 @@
     var el = document.querySelector("#clock .clock[data-remaining-ms]");
     if (!console_) return null;
     var m = /(?:^|\s)step-(\S+)/.exec(console_.className);
+    // A departed captain's wake-up (console.js, issue 26-2) is a 15 s night step of its own.
+    var ghost = console_.querySelector("[data-ghost-step]");
+    if (ghost) {
+      var gc = ghost.querySelector("[data-remaining-ms]");
+      return { step: "ghost_" + ghost.dataset.ghostStep, remainingMs: gc ? parseInt(gc.dataset.remainingMs, 10) || 0 : 15000, running: true, key: "ghost|" + ghost.dataset.ghostStep + "|" + console_.dataset.seq, over: false };
+    }
     return {
       step: (console_.dataset.cueStep || (m ? m[1] : "")),
       remainingMs: el ? parseInt(el.dataset.remainingMs, 10) || 0 : 0,
