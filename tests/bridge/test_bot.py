@@ -7,6 +7,7 @@ import pytest_asyncio
 from asgiref.sync import sync_to_async
 
 from discord_bridge import bot as bot_module
+from tests.bridge.helpers import harness_intents
 from discord_bridge import services
 from discord_bridge.models import ChatPost, PostState, Proposal
 from games import services as game_services
@@ -18,7 +19,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 @pytest_asyncio.fixture
 async def bot():
-    client = bot_module.ProtocolBot()
+    client = bot_module.ProtocolBot(intents=harness_intents())
     await client._async_setup_hook()
     dpytest.configure(client, members=11)
     yield client
