@@ -112,7 +112,8 @@ def _db(fn: Any) -> Any:
     return sync_to_async(fn)
 
 
-async def handle_message(client: discord.Client, message: discord.Message) -> None:
+async def handle_message(client: discord.Client, message: discord.Message, *, replay: bool = False) -> None:
+    """`replay`: read again from history (backfill): a message already stored gets no second receipt."""
     if message.author.bot or (client.user is not None and message.author.id == client.user.id):
         return
     sent_at = message.created_at
@@ -123,6 +124,8 @@ async def handle_message(client: discord.Client, message: discord.Message) -> No
         except Exception:  # the database is down or refused it: the player must know it did not count
             log.exception("a DM could not be stored")
             await message.channel.send(services.NOT_STORED)
+            return
+        if replay and (received is None or not received.created):
             return
         # The receipt repeats only the sender's own message (never anyone else's).
         await message.channel.send(received.receipt if received is not None else NOT_LINKED)
@@ -166,11 +169,14 @@ async def backfill(client: discord.Client) -> int:
         if source is None or not hasattr(source, "history"):
             continue
         try:
-            async for message in source.history(limit=BACKFILL_LIMIT, after=after, oldest_first=True):
-                await handle_message(client, message)
+            # Without a last seen id: the newest BACKFILL_LIMIT messages, handled oldest first.
+            history = source.history(limit=BACKFILL_LIMIT, after=after, oldest_first=True) if after else source.history(limit=BACKFILL_LIMIT)
+            messages = [m async for m in history]
+            for message in sorted(messages, key=lambda m: m.id):
+                await handle_message(client, message, replay=True)
                 handled += 1
-        except discord.HTTPException:
-            log.warning("backfill of %s failed", getattr(source, "id", "?"))
+        except Exception:  # one unreadable history (no access, no DM yet) must not stop the others
+            log.warning("backfill of %s failed", getattr(source, "id", "?"), exc_info=True)
     return handled
 
 
