@@ -9,12 +9,17 @@ import pytest_asyncio
 from asgiref.sync import sync_to_async
 
 from discord_bridge import bot as bot_module
-from tests.bridge.helpers import harness_intents
 from discord_bridge import services, webhook
-from discord_bridge.models import BotHeartbeat, ChatPost, DiscordLink, PostState, Proposal
+from discord_bridge.models import (
+    BotHeartbeat,
+    ChatPost,
+    DiscordLink,
+    PostState,
+    Proposal,
+)
 from games import services as game_services
 
-from .helpers import game_at_mafia_shot, record
+from .helpers import game_at_mafia_shot, harness_intents, record
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 

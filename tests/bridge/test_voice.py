@@ -10,12 +10,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from discord_bridge import bot as bot_module
-from tests.bridge.helpers import harness_intents
 from discord_bridge import core, services
 from discord_bridge.models import DiscordLink, VoiceSnapshot
 from games import services as game_services
 
-from .helpers import game_at_mafia_shot, link, user_id
+from .helpers import game_at_mafia_shot, harness_intents, link, user_id
 
 # --- the pure matching -------------------------------------------------------------------
 
