@@ -544,6 +544,8 @@ def link_save(*, game: Game, guild_id: int | None, text_channel_id: int | None, 
     text_channel = text_channel_id or (inherited.text_channel_id if inherited else None)
     voice_channel = voice_channel_id or (inherited.voice_channel_id if inherited else None)
     url = webhook_url or (inherited.webhook_url if inherited else "")
+    if url and webhook.webhook_url_problem(url):
+        raise core.BridgeError(f"The tournament's webhook URL is refused: {webhook.webhook_url_problem(url)}")
     with transaction.atomic():
         others = list(_live_links().exclude(game=game))
         same_tournament = {o.game_id for o in others if inherited is not None and _tournament_link(o.game) == inherited}
@@ -657,6 +659,13 @@ def deliver_webhook_post(post_id: int, due_at: datetime | None = None) -> webhoo
         if post is None or link is None or not link.webhook_url:
             return None  # already taken, or left for the bot
         url, text = link.webhook_url, post.text
+        problem = webhook.webhook_url_problem(url)
+        if problem:  # a row saved before the URL rules existed: never posted anywhere but Discord
+            claimed = claim_post(post_id)
+            if claimed is not None:
+                finish_post(claimed, ok=False, attempts=0, error=problem)
+            claimed = None
+            return None
         _close_db()
         prepared = webhook.PreparedPost(url, text, origin=webhook_origin())
         if due_at is not None:

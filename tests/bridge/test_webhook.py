@@ -358,3 +358,15 @@ def test_the_sweep_never_waits_on_http(host, discord_server, deliveries):
     for thread in threads:
         thread.join(10)
     assert len(discord_server.received) == 1
+
+
+@pytest.mark.django_db
+def test_a_legacy_link_to_an_internal_address_is_never_posted_to(host):
+    """25-4: rows saved before the URL rules (http://127.0.0.1:6379/…) are refused at delivery too."""
+    game = game_at_mafia_shot(host)
+    link(game)
+    DiscordLink.objects.filter(game=game).update(webhook_url="http://127.0.0.1:6379/webhooks/x")
+    post = ChatPost.objects.create(game=game, kind="fouls", dedupe_key="fouls:legacy", text="Фолов нет")
+    assert services.deliver_webhook_post(post.pk) is None
+    post.refresh_from_db()
+    assert post.state == PostState.FAILED and "https" in post.last_error
