@@ -36,11 +36,20 @@ NOT_LINKED = "Вы не привязаны ни к одной игре: попр
 
 
 def bot_intents() -> discord.Intents:
+    """What the bot needs, and no more (README "Discord").
+
+    - Message Content (privileged): the text of «+» and other messages in the
+      game's text channel. A DM's text reaches a bot without it.
+    - not Server Members (privileged): the voice channel's members come with
+      the voice states (the default `voice_states` intent); asking for members
+      makes discord.py chunk every guild before it is ready.
+    """
     intents = discord.Intents.default()
-    intents.message_content = True  # privileged: DMs' and «+» messages' text
-    intents.members = True  # privileged: picking seats from the voice channel's members
+    intents.message_content = True
+    intents.members = False
     intents.dm_messages = True
     intents.guild_messages = True
+    intents.voice_states = True
     return intents
 
 
@@ -61,8 +70,22 @@ class ProtocolBot(discord.Client):
     async def on_message(self, message: discord.Message) -> None:
         await handle_message(self, message)
 
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        await handle_edit(payload.message_id, payload.data.get("content"))
+
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        await handle_delete(payload.message_id)
+
+    async def on_disconnect(self) -> None:
+        await _db(BotHeartbeat.gateway)(False)
+
+    async def on_resumed(self) -> None:
+        await _db(BotHeartbeat.gateway)(True)
+
     async def on_ready(self) -> None:
+        await _db(BotHeartbeat.gateway)(True)
         await snapshot_voice_channels(self)
+        await backfill(self)
 
     async def on_voice_state_update(self, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState) -> None:
         await handle_voice_state_update(self, before, after)
@@ -75,6 +98,7 @@ class ProtocolBot(discord.Client):
                 loop = asyncio.get_running_loop()
                 if loop.time() - beat >= HEARTBEAT_SECONDS:
                     await sync_to_async(BotHeartbeat.beat)(str(self.user or ""))
+                    # The sweep only starts delivery threads: no HTTP in the database thread.
                     await sync_to_async(services.sweep_stale_webhook_posts)()
                     await snapshot_voice_channels(self)  # a channel linked since the last event
                     beat = loop.time()
@@ -84,17 +108,76 @@ class ProtocolBot(discord.Client):
             await asyncio.sleep(POLL_SECONDS)
 
 
-async def handle_message(client: discord.Client, message: discord.Message) -> None:
+def _db(fn: Any) -> Any:
+    return sync_to_async(fn)
+
+
+async def handle_message(client: discord.Client, message: discord.Message, *, replay: bool = False) -> None:
+    """`replay`: read again from history (backfill): a message already stored gets no second receipt."""
     if message.author.bot or (client.user is not None and message.author.id == client.user.id):
         return
     sent_at = message.created_at
     if message.guild is None:
-        received = await sync_to_async(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
+        try:
+            received = await _db(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
+            await _db(BotHeartbeat.saw_message)(message.id)
+        except Exception:  # the database is down or refused it: the player must know it did not count
+            log.exception("a DM could not be stored")
+            await message.channel.send(services.NOT_STORED)
+            return
+        if replay and (received is None or not received.created):
+            return
         # The receipt repeats only the sender's own message (never anyone else's).
         await message.channel.send(received.receipt if received is not None else NOT_LINKED)
         return
-    if core.is_plus(message.content):
-        await sync_to_async(services.receive_plus)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, sent_at=sent_at)
+    try:
+        if core.is_plus(message.content):
+            await _db(services.receive_plus)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, sent_at=sent_at)
+        else:
+            await _db(services.receive_chat)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
+        await _db(BotHeartbeat.saw_message)(message.id)
+    except Exception:
+        log.exception("a channel message could not be stored")
+
+
+async def handle_edit(message_id: int, content: Any) -> None:
+    """on_raw_message_edit: an embed-only update carries no content and changes nothing."""
+    if isinstance(content, str):
+        await _db(services.receive_edit)(message_id=message_id, text=content)
+
+
+async def handle_delete(message_id: int) -> None:
+    await _db(services.receive_delete)(message_id=message_id)
+
+
+BACKFILL_LIMIT = 100
+
+
+async def backfill(client: discord.Client) -> int:
+    """on_ready after a restart: what was said while the bot was away (the linked text
+    channels' and the linked players' DM history since the last message it saw), handled
+    as if it had just arrived; idempotent by message id. Returns how many were handled."""
+    since, channels, users = await _db(services.backfill_targets)()
+    after = discord.Object(id=since) if since else None
+    handled = 0
+    sources: list[Any] = [client.get_channel(c) for c in channels]
+    for user_id in users:
+        user = client.get_user(user_id)
+        if user is not None:
+            sources.append(user.dm_channel or await user.create_dm())
+    for source in sources:
+        if source is None or not hasattr(source, "history"):
+            continue
+        try:
+            # Without a last seen id: the newest BACKFILL_LIMIT messages, handled oldest first.
+            history = source.history(limit=BACKFILL_LIMIT, after=after, oldest_first=True) if after else source.history(limit=BACKFILL_LIMIT)
+            messages = [m async for m in history]
+            for message in sorted(messages, key=lambda m: m.id):
+                await handle_message(client, message, replay=True)
+                handled += 1
+        except Exception:  # one unreadable history (no access, no DM yet) must not stop the others
+            log.warning("backfill of %s failed", getattr(source, "id", "?"), exc_info=True)
+    return handled
 
 
 async def handle_voice_state_update(client: discord.Client, before: discord.VoiceState, after: discord.VoiceState) -> None:
@@ -132,23 +215,32 @@ async def deliver_due_posts(client: discord.Client) -> int:
         claimed = await sync_to_async(services.claim_post)(post.pk)
         if claimed is None:
             continue
-        ok, error = await _send(client, claimed)
-        await sync_to_async(services.finish_post)(claimed, ok=ok, attempts=1, error=error)
+        try:
+            ok, error, sent_message = await _send(client, claimed)
+        except Exception:  # never leave a post `sending`: it may or may not be in the channel
+            log.exception("bot delivery of post %s", claimed.pk)
+            ok, error, sent_message = False, "возможно отправлено: внутренняя ошибка", None
+            await sync_to_async(services.finish_post)(claimed, ok=False, attempts=1, error=error, uncertain=True)
+            continue
+        await sync_to_async(services.finish_post)(
+            claimed, ok=ok, attempts=1, error=error,
+            message_id=sent_message.id if sent_message is not None else None,
+            posted_at=sent_message.created_at if sent_message is not None else None,
+        )
         sent += ok
     return sent
 
 
-async def _send(client: discord.Client, post: ChatPost) -> tuple[bool, str]:
+async def _send(client: discord.Client, post: ChatPost) -> tuple[bool, str, discord.Message | None]:
     try:
         if post.to_user_id is not None:
             user = client.get_user(post.to_user_id) or await client.fetch_user(post.to_user_id)
-            await user.send(post.text)
-            return True, ""
+            return True, "", await user.send(post.text)
         link = await sync_to_async(DiscordLink.objects.filter(game_id=post.game_id).first)()
         channel = client.get_channel(link.text_channel_id) if link and link.text_channel_id else None
         if channel is None or not isinstance(channel, discord.abc.Messageable):
-            return False, "the game's text channel is not linked or not visible to the bot"
-        await channel.send(post.text, allowed_mentions=discord.AllowedMentions.none())
-        return True, ""
+            return False, "the game's text channel is not linked or not visible to the bot", None
+        message = await channel.send(post.text, allowed_mentions=discord.AllowedMentions.none())
+        return True, "", message
     except discord.HTTPException as exc:
-        return False, f"Discord {exc.status}: {exc.text}"[:300]
+        return False, f"Discord {exc.status}: {exc.text}"[:300], None

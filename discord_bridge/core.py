@@ -17,9 +17,22 @@ Terms:
   step; N4: the first number counts), ``mismatch`` (the role claim names a
   seat that is not the sender's), ``unknown`` (the text says nothing we can
   read). Only ``ok`` proposals are pre-filled; the others are shown marked.
-- *vote window*: the span in which «+» messages count for one candidate: from
-  the host's «кто за N» click to the next click, the last one until the line
-  «--------------» (V1, V2).
+- *vote window*: the span in which «+» messages count for one candidate (V1,
+  V2 in the regulations' order): the 5 s count, then the line
+  «--------------» (its mark is the posted message's own Discord time), then
+  «кто за N» per candidate. A «+» counts for the candidate whose «кто за N»
+  click last preceded it, the last candidate's until the vote is recorded;
+  a «+» before the line is no vote (``before_line``), a message after the
+  line outside any count is shown as a possible violation (``after_line``),
+  never an automatic foul.
+- *step of a DM*: the step whose span holds the DM's Discord timestamp (the
+  steps' start times are the log's action times), not the step running when
+  the DM is processed: a gateway RESUME replays events late, and a slow
+  database delays them, so "now" says nothing about when he sent it.
+- *milliseconds*: Discord stamps a message to the millisecond (its
+  snowflake); the server's clicks and actions carry microseconds. Both are
+  floored to the millisecond before they are compared, so a «+» sent in the
+  click's own millisecond belongs to that click.
 """
 
 from __future__ import annotations
@@ -46,7 +59,11 @@ NOT_HIS_TURN = "not_his_turn"
 REPEAT = "repeat"
 MISMATCH = "mismatch"
 UNKNOWN = "unknown"
-STATUSES = (OK, LATE, NOT_HIS_TURN, REPEAT, MISMATCH, UNKNOWN)
+BEFORE_LINE = "before_line"  # a «+» before the V1 line: no vote
+AFTER_LINE = "after_line"  # a message after the V1 line outside any count: a possible violation
+WITHDRAWN = "withdrawn"  # a «+» deleted or edited away: out of the count (a deletion: F18, the host decides)
+STATUSES = (OK, LATE, NOT_HIS_TURN, REPEAT, MISMATCH, UNKNOWN, BEFORE_LINE, AFTER_LINE, WITHDRAWN)
+MAX_DM_TEXT = 2000  # Discord's own message limit; anything longer is not a player's message
 
 _ROLE_WORDS: dict[str, str] = {
     "шериф": "sheriff",
@@ -61,12 +78,16 @@ _ROLE_WORDS: dict[str, str] = {
     "mafia": "mafia",
 }
 _NOBODY_WORDS = ("никого", "никто", "пас", "nobody", "none", "-", "0")
-_WINK = re.compile(r"^\s*(?:мигни|мигнуть|подмигни|подмигнуть|wink)\b\W*(\d{1,2})\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d{1,2}")
+_WINK = re.compile(r"^\s*(?:мигни|мигнуть|подмигни|подмигнуть|wink)\W*([0-9]{1,2})(?![0-9])", re.IGNORECASE)
+_NUMBER = re.compile(r"[0-9]{1,2}")
+# «дон проверяет 5», «шериф стреляет в 3»: a role word followed by a verb is a target, not a claim.
+_ACTION_VERBS = ("провер", "стрел", "чек", "check", "shoot", "убива")
 _WORD = re.compile(r"[a-zа-яё]+", re.IGNORECASE)
 _PLUS = re.compile(r"^\s*\+\s*$")
-_MENTION = re.compile(r"^\s*<@!?(\d{15,21})>\s*$")
-_USER_ID = re.compile(r"^\s*(\d{15,21})\s*$")
+_MENTION = re.compile(r"^\s*<@!?([0-9]{15,20})>\s*$")
+_USER_ID = re.compile(r"^\s*([0-9]{15,20})\s*$")
+_SNOWFLAKE = re.compile(r"[0-9]{1,20}")
+MAX_SNOWFLAKE = 2**63 - 1  # a signed 64-bit column on SQLite and PostgreSQL alike
 
 
 class BridgeError(ValueError):
@@ -91,7 +112,7 @@ def parse_dm(text: str) -> Parsed:
     N4: "if a captain shows two numbers, the first one counts": only the
     first number of a message is read.
     """
-    text = (text or "").strip()
+    text = clean_text(text).strip()
     if not text:
         return Parsed("unknown")
     wink = _WINK.match(text)
@@ -101,7 +122,10 @@ def parse_dm(text: str) -> Parsed:
     lowered = text.lower()
     numbers = [int(n) for n in _NUMBER.findall(lowered)]
     first = numbers[0] if numbers else None
-    role = next((_ROLE_WORDS[w] for w in _WORD.findall(lowered) if w in _ROLE_WORDS), None)
+    words = _WORD.findall(lowered)
+    role = next((_ROLE_WORDS[w] for w in words if w in _ROLE_WORDS), None)
+    if role is not None and any(w.startswith(_ACTION_VERBS) for w in words):
+        role = None  # «дон проверяет 5»: he names a target
     if role is not None:
         if first in SEATS:
             return Parsed("role", role=role, seat=first)
@@ -117,6 +141,21 @@ def parse_dm(text: str) -> Parsed:
     return Parsed("unknown")
 
 
+def clean_text(text: str | None) -> str:
+    """A Discord text as the bridge stores it: NUL and other C0 controls but newline and tab
+    removed (PostgreSQL refuses NUL), bounded to Discord's own limit."""
+    raw = (text or "")[:MAX_DM_TEXT]
+    return "".join(ch for ch in raw if ch in "\n\t" or not (ord(ch) < 32 or ord(ch) == 127))
+
+
+def parse_snowflake(raw: object, what: str = "id") -> int:
+    """A Discord id: ASCII digits only (no «²», «①» or other scripts' digits), within 64 bits."""
+    text = str(raw if raw is not None else "").strip()
+    if not _SNOWFLAKE.fullmatch(text) or int(text) > MAX_SNOWFLAKE or int(text) == 0:
+        raise BridgeError(f"{what}: «{text[:40]}» is not a Discord id (ASCII digits, at most 64 bits).")
+    return int(text)
+
+
 def is_plus(text: str) -> bool:
     """A vote in the game chat is a message that is only «+» (V1, V3)."""
     return bool(_PLUS.match(text or ""))
@@ -128,8 +167,8 @@ def is_plus(text: str) -> bool:
 def parse_member_ref(text: str) -> int:
     """A Discord user id from «<@123…>», «<@!123…>» or the bare id (snowflake)."""
     match = _MENTION.match(text or "") or _USER_ID.match(text or "")
-    if not match:
-        raise BridgeError(f"«{text}» is neither a Discord user id nor an @mention.")
+    if not match or int(match.group(1)) > MAX_SNOWFLAKE:
+        raise BridgeError(f"«{clean_text(text)[:40]}» is neither a Discord user id nor an @mention.")
     return int(match.group(1))
 
 
@@ -152,7 +191,7 @@ class SeatMap:
                 raise BridgeError(f"Seat {seat} is not a number 1..10.")
             if raw_user in (None, ""):
                 continue
-            user = raw_user if isinstance(raw_user, int) else parse_member_ref(str(raw_user))
+            user = raw_user if isinstance(raw_user, int) and 0 < raw_user <= MAX_SNOWFLAKE else parse_member_ref(str(raw_user))
             by_seat[seat] = user
         users = list(by_seat.values())
         duplicates = sorted({u for u in users if users.count(u) > 1})
@@ -178,9 +217,14 @@ class SeatMap:
 # --- time windows --------------------------------------------------------------------
 
 
+def to_ms(moment: datetime) -> datetime:
+    """Floor to the millisecond: Discord's resolution (see the module's terms)."""
+    return moment.replace(microsecond=moment.microsecond - moment.microsecond % 1000)
+
+
 @dataclass(frozen=True)
 class StepWindow:
-    """A night step's window: it opened when the step began, and runs its clock (15 s, N1)."""
+    """A step's window: it opened when the step began, and runs its clock (15 s, N1) plus a grace."""
 
     step: str | None
     opened_at: datetime | None
@@ -189,12 +233,45 @@ class StepWindow:
     def contains(self, sent_at: datetime, grace: timedelta = DEFAULT_GRACE) -> bool:
         if self.opened_at is None:
             return True
-        return self.opened_at - grace <= sent_at <= self.opened_at + timedelta(seconds=self.seconds) + grace
+        opened = to_ms(self.opened_at)
+        return opened - grace <= to_ms(sent_at) <= opened + timedelta(seconds=self.seconds) + grace
+
+
+@dataclass(frozen=True)
+class StepSpan:
+    """One step of the game as the log tells it: its clock key, when it began (the time of
+    the action that led to it; an action that keeps the step, a wink, does not reopen it),
+    its clock, and who was at the table with which role."""
+
+    key: str
+    step: str | None
+    status: str
+    opened_at: datetime
+    seconds: float
+    roles: Mapping[int, str] = field(default_factory=dict)
+    at_table: Sequence[int] = ()
+    winks: Mapping[int, int] = field(default_factory=dict)
+
+    def view(self) -> GameView:
+        return GameView(self.status, self.step, self.roles, self.at_table, StepWindow(self.step, self.opened_at, self.seconds), self.winks)
+
+
+def span_at(spans: Sequence[StepSpan], sent_at: datetime) -> StepSpan | None:
+    """The step that was running when a message was sent: the last span opened at or before
+    it (to the millisecond). None: sent before the game existed."""
+    sent = to_ms(sent_at)
+    found: StepSpan | None = None
+    for span in spans:
+        if to_ms(span.opened_at) <= sent:
+            found = span
+        else:
+            break
+    return found
 
 
 @dataclass(frozen=True)
 class VoteWindows:
-    """The host's «кто за N» clicks, in order, and when the line was posted (None: not yet)."""
+    """The V1 line's mark (None: not posted yet) and the host's «кто за N» clicks, in order."""
 
     clicks: Sequence[tuple[int, datetime]]
     line_at: datetime | None = None
@@ -202,19 +279,24 @@ class VoteWindows:
     def candidate_at(self, sent_at: datetime) -> tuple[int | None, str]:
         """The candidate whose count was running when a «+» was sent, and the message's status.
 
-        Before the first click: ``not_his_turn`` (no count is running);
-        after the line: ``late`` (V1: a message after the line is a violation).
+        V1: before the line (or while it is not posted yet) a «+» is no vote:
+        ``before_line``; after the line but before the first «кто за N»: a
+        message after the line, ``after_line`` (the host decides, V1). Times
+        are compared to the millisecond (the module's terms).
         """
-        if self.line_at is not None and sent_at > self.line_at:
-            return None, LATE
+        sent = to_ms(sent_at)
+        if self.line_at is None or sent < to_ms(self.line_at):
+            return None, BEFORE_LINE
         current: int | None = None
         for candidate, clicked_at in self.clicks:
-            if sent_at >= clicked_at:
+            if to_ms(clicked_at) < to_ms(self.line_at):
+                continue  # a click before the line opens no count (V1: the line comes first)
+            if sent >= to_ms(clicked_at):
                 current = candidate
             else:
                 break
         if current is None:
-            return None, NOT_HIS_TURN
+            return None, AFTER_LINE
         return current, OK
 
 
@@ -232,6 +314,12 @@ class VoteTally:
     votes: dict[int, list[int]] = field(default_factory=dict)
     marks: dict[int, tuple[str, int | None]] = field(default_factory=dict)  # message id -> (status, candidate)
 
+    @property
+    def has_votes(self) -> bool:
+        """At least one «+» counted: an empty tally is never offered (V4 would give every
+        vote to the last candidate on one key)."""
+        return any(self.votes.values())
+
     def action(self) -> dict[str, Any]:
         """The `votes` action the vote panel is pre-filled with (FORMAT.md)."""
         return {"do": "votes", "for": {str(c): sorted(v) for c, v in self.votes.items() if v}}
@@ -242,7 +330,7 @@ def tally_votes(pluses: Iterable[Plus], windows: VoteWindows, at_table: Iterable
     table = set(at_table)
     tally = VoteTally(votes={c: [] for c, _ in windows.clicks})
     voted: set[int] = set()
-    for plus in sorted(pluses, key=lambda p: (p.sent_at, p.message_id)):
+    for plus in sorted(pluses, key=lambda p: (to_ms(p.sent_at), p.message_id)):
         candidate, status = windows.candidate_at(plus.sent_at)
         if plus.seat is None or plus.seat not in table:
             status = NOT_HIS_TURN
@@ -295,10 +383,25 @@ class Proposal:
         if self.kind == "unknown":
             return "не понял: пришлите номер места (например «5») или «Мигни 5»"
         if self.kind == "role":
-            return f"принято: {role_word(self.role)} {self.target}"
-        if self.kind == "wink":
-            return f"принято: мигни {self.target}"
-        return f"принято: {self.target if self.target is not None else 'никого'}"
+            said = f"{role_word(self.role)} {self.target}"
+        elif self.kind == "wink":
+            said = f"мигни {self.target}"
+        else:
+            said = str(self.target) if self.target is not None else "никого"
+        return receipt_for(self.status, said)
+
+
+def receipt_for(status: str, said: str, first: str | None = None) -> str:
+    """What the sender is told: what happened to his message, never anyone else's."""
+    if status == OK:
+        return f"принято: {said}"
+    if status == LATE:
+        return "поздно — не принято"
+    if status == REPEAT:
+        return f"повтор: считается первое ({first})" if first else "повтор: считается первое"
+    if status == MISMATCH:
+        return "не принято: это не ваше место"
+    return "не ваш ход"
 
 
 def role_word(role: str | None) -> str:

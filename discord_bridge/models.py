@@ -62,6 +62,9 @@ class ProposalStatus(models.TextChoices):
     REPEAT = "repeat", _("повтор")
     MISMATCH = "mismatch", _("не его место")
     UNKNOWN = "unknown", _("не понято")
+    BEFORE_LINE = "before_line", _("до черты — не голос (V1)")
+    AFTER_LINE = "after_line", _("после черты вне счёта — возможное нарушение (V1)")
+    WITHDRAWN = "withdrawn", _("снят отправителем")
 
 
 class Proposal(models.Model):
@@ -82,6 +85,9 @@ class Proposal(models.Model):
     applied_at = models.DateTimeField(null=True, blank=True)
     dismissed_at = models.DateTimeField(null=True, blank=True)
     relayed_at = models.DateTimeField(null=True, blank=True)  # a wink told to its target
+    # An edit: what the message said before (the host sees «изменено: 6 → 5»); a deletion's time.
+    edited_from = models.CharField(max_length=200, blank=True)
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["sent_at", "message_id"]
@@ -107,6 +113,8 @@ class PostState(models.TextChoices):
     SENT = "sent", _("отправлено")
     SENDING = "sending", _("отправляется")
     FAILED = "failed", _("не отправлено")
+    UNCERTAIN = "uncertain", _("возможно отправлено")
+    EXPIRED = "expired", _("устарело")
 
 
 class ChatPost(models.Model):
@@ -123,6 +131,8 @@ class ChatPost(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     last_error = models.CharField(max_length=300, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
+    claimed_at = models.DateTimeField(null=True, blank=True)  # when a deliverer took it (stuck `sending` is reclaimed)
+    message_id = models.BigIntegerField(null=True, blank=True)  # the posted message (its snowflake tells when it appeared)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -139,16 +149,32 @@ class BotHeartbeat(models.Model):
     seen_at = models.DateTimeField()
     bot_user = models.CharField(max_length=100, blank=True)
 
+    # False from on_disconnect until on_ready / on_resumed: the process lives but the gateway is down.
+    connected = models.BooleanField(default=True)
+    # The newest Discord message id the bot has handled: on_ready backfills from it.
+    last_message_id = models.BigIntegerField(null=True, blank=True)
+
     ONLINE_WITHIN = timedelta(seconds=60)
 
     @classmethod
     def beat(cls, bot_user: str = "") -> None:
+        # The process is alive; whether the gateway is up is `connected` (on_disconnect / on_ready / on_resumed).
         cls.objects.update_or_create(pk=1, defaults={"seen_at": timezone.now(), "bot_user": bot_user})
+
+    @classmethod
+    def gateway(cls, connected: bool) -> None:
+        """on_disconnect / on_resumed: the console says «бот не в сети» while the gateway is down."""
+        if not cls.objects.filter(pk=1).update(connected=connected, seen_at=timezone.now()):
+            cls.objects.create(pk=1, seen_at=timezone.now(), connected=connected)
+
+    @classmethod
+    def saw_message(cls, message_id: int) -> None:
+        cls.objects.filter(pk=1).filter(models.Q(last_message_id__isnull=True) | models.Q(last_message_id__lt=message_id)).update(last_message_id=message_id)
 
     @classmethod
     def is_online(cls) -> bool:
         row = cls.objects.filter(pk=1).first()
-        return row is not None and timezone.now() - row.seen_at < cls.ONLINE_WITHIN
+        return row is not None and row.connected and timezone.now() - row.seen_at < cls.ONLINE_WITHIN
 
 
 class VoiceSnapshot(models.Model):

@@ -1,4 +1,6 @@
-"""Reacts to game changes (games.signals.game_changed): posts the candidates line when a vote begins (V2)."""
+"""Reacts to game changes (games.signals.game_changed): tells the host's panel to refresh.
+
+The candidates line (V2) is posted after the V1 line (services.line_posted), not when the vote begins."""
 
 from __future__ import annotations
 
@@ -24,5 +26,4 @@ def on_game_changed(sender: Any, game_id: int, clock_only: bool = False, **kwarg
         return
     game = Game.objects.filter(pk=game_id).first()
     if game is not None:
-        services.post_candidates(game)
         services.push_to_host(game_id, {"event": "game_changed"})

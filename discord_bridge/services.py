@@ -20,6 +20,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -36,7 +37,9 @@ from discord_bridge.models import (
 )
 from games import services as game_services
 from games.models import Game, GameStatus
-from games.rules import RuleViolation
+from games.reading import game_regulations
+from games.rules import RuleViolation, apply_in_place, new_state
+from games.rules.state import GameState
 
 log = logging.getLogger(__name__)
 
@@ -58,33 +61,89 @@ class AlreadyApplied(Exception):
 
 
 def game_view(game: Game) -> core.GameView:
-    state = game_services.game_state(game)
-    last = game.active_actions().last()
-    opened = last.created_at if last is not None else None
-    seconds = game.clock_duration_ms / 1000 if game.clock_duration_ms else 15.0
-    return core.GameView(
-        status=state.status,
+    """The game as it is now (its current step's span)."""
+    return step_spans(game)[-1].view()
+
+
+def step_spans(game: Game) -> list[core.StepSpan]:
+    """The game's steps as its log tells them: each begins at the time of the action that led
+    to it (GameAction.created_at), keyed like the game's clock (games.services' step key).
+
+    A DM is judged by the span that holds its Discord time (core.span_at), so a message
+    processed late (a RESUME replay, a slow database) still belongs to the step it was
+    sent in. The current span's clock is the game's own (the host may have adjusted it).
+    """
+    state = new_state(game_regulations(game))
+    spans = [_span(state, game.created_at)]
+    for created_at, payload in game.active_actions().values_list("created_at", "payload"):
+        if isinstance(payload, dict) and payload.get("do") == "expect":
+            continue
+        try:
+            apply_in_place(state, payload)
+        except RuleViolation:
+            break  # an old log the engine reads differently now: the spans so far stand
+        span = _span(state, created_at)
+        if span.key != spans[-1].key:
+            spans.append(span)
+        else:
+            # The same step goes on (a wink, a foul): its clock is not restarted, but who
+            # is at the table and the winks are the latest.
+            last = spans[-1]
+            spans[-1] = core.StepSpan(last.key, last.step, last.status, last.opened_at, last.seconds, span.roles, span.at_table, span.winks)
+    last = spans[-1]
+    if last.key == game.clock_key and game.clock_duration_ms:
+        spans[-1] = core.StepSpan(last.key, last.step, last.status, last.opened_at, game.clock_duration_ms / 1000, last.roles, last.at_table, last.winks)
+    return spans
+
+
+def _span(state: GameState, opened_at: datetime) -> core.StepSpan:
+    key = game_services._step_key(state, state.public_dict())  # the game's clock key, computed alike
+    return core.StepSpan(
+        key=key,
         step=state.step,
+        status=state.status,
+        opened_at=opened_at,
+        seconds=float(state.step_seconds or 15),
         roles=dict(state.roles),
         at_table=list(state.at_table),
-        window=core.StepWindow(state.step, opened, seconds),
         winks=dict(state.winks),
     )
 
 
+def _live_links() -> Any:
+    return DiscordLink.objects.select_related("game").exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED])
+
+
 def game_for_user(author_id: int) -> tuple[Game, int] | None:
-    """The live game this Discord user is linked to, and his seat (the most recent link wins)."""
-    links = DiscordLink.objects.select_related("game").exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED]).order_by("-updated_at")
+    """The one live game this Discord user is linked to, and his seat.
+
+    link_save never lets two live games claim one member; should two rows
+    claim him anyway (saved before that check existed), nothing is routed:
+    a DM never reaches a game it may not belong to.
+    """
+    found = [(link.game, seat) for link in _live_links() if (seat := link.seat_map().seat_of(author_id)) is not None]
+    return found[0] if len(found) == 1 else None
+
+
+def game_for_channel(channel_id: int, sent_at: datetime | None = None) -> Game | None:
+    """The live game of a text channel. Only a tournament's tables share one channel (they
+    inherit it); then a «+» goes to the table whose host opened the count running at its
+    time (the latest «кто за N» click at or before it, in the vote being counted)."""
+    links = list(_live_links().filter(text_channel_id=channel_id))
+    if len(links) <= 1:
+        return links[0].game if links else None
+    if sent_at is None:
+        return None
+    sent = core.to_ms(sent_at)
+    best: tuple[datetime, Game] | None = None
     for link in links:
-        seat = link.seat_map().seat_of(author_id)
-        if seat is not None:
-            return link.game, seat
-    return None
-
-
-def game_for_channel(channel_id: int) -> Game | None:
-    link = DiscordLink.objects.select_related("game").filter(text_channel_id=channel_id).exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED]).order_by("-updated_at").first()
-    return link.game if link else None
+        if link.vote_key != link.game.clock_key:
+            continue
+        for _candidate, raw in link.vote_clicks:
+            clicked = core.to_ms(datetime.fromisoformat(raw))
+            if clicked <= sent and (best is None or clicked > best[0]):
+                best = (clicked, link.game)
+    return best[1] if best else None
 
 
 def open_proposals(game: Game) -> list[Proposal]:
@@ -109,7 +168,7 @@ def prefill(game: Game) -> dict[str, Any]:
         out["action"] = first.action() if first else None
     elif view.step == "voting":
         tally = vote_tally(game)
-        if tally is not None and tally.votes:
+        if tally is not None and tally.has_votes:  # an empty tally is never offered (V4)
             out["action"] = tally.action()
     return out
 
@@ -118,7 +177,8 @@ def vote_tally(game: Game) -> core.VoteTally | None:
     link = DiscordLink.objects.filter(game=game).first()
     if link is None or link.vote_key != game.clock_key:
         return None
-    pluses = [core.Plus(p.message_id, p.seat, p.sent_at) for p in Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key)]
+    rows = Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key).exclude(status=core.WITHDRAWN)
+    pluses = [core.Plus(p.message_id, p.seat, p.sent_at) for p in rows]
     return core.tally_votes(pluses, _windows(link), game_services.game_state(game).at_table)
 
 
@@ -142,14 +202,28 @@ def bot_online() -> bool:
 class Received:
     proposal: Proposal
     created: bool
+    first: str | None = None  # a repeat: what his first message said (N4: the first counts)
 
     @property
     def receipt(self) -> str:
-        return _as_core(self.proposal).receipt
+        p = _as_core(self.proposal)
+        if p.status == core.REPEAT and self.first is not None:
+            return core.receipt_for(core.REPEAT, "", self.first)
+        return p.receipt
+
+
+NOT_STORED = "не принято, напишите ведущему"  # the database failed: the player must not think it counted
 
 
 def receive_dm(*, message_id: int, author_id: int, text: str, sent_at: datetime) -> Received | None:
-    """Store a linked player's DM as a proposal (once per Discord message id) and push it to the host."""
+    """Store a linked player's DM as a proposal (once per Discord message id) and push it to the host.
+
+    The DM is judged in the step whose span holds its Discord time (core.span_at),
+    not in the step running now. N4 "the first number counts": among his messages
+    for one step the earliest *sent* is ``ok``, a later one a ``repeat``, whatever
+    order they are processed in.
+    """
+    text = core.clean_text(text)
     found = game_for_user(author_id)
     if found is None:
         return None
@@ -158,16 +232,35 @@ def receive_dm(*, message_id: int, author_id: int, text: str, sent_at: datetime)
     if existing is not None:
         return Received(existing, False)  # delivered twice: stored once
     parsed = core.parse_dm(text)
-    view = game_view(game)
-    already = Proposal.objects.filter(game=game, seat=seat, step_key=game.clock_key, status=core.OK).exclude(kind__in=["wink", "plus", "unknown"]).exists()
-    proposal = core.build_proposal(parsed, sender_seat=seat, game=view, sent_at=sent_at, already_sent=already)
-    row = _store(game, message_id, author_id, seat, proposal.kind, proposal.target, proposal.status, view.step, text, sent_at, role=proposal.role or "")
-    return row
+    spans = step_spans(game)
+    span = core.span_at(spans, sent_at) or spans[0]
+    view = span.view()
+    earlier = (
+        Proposal.objects.filter(game=game, seat=seat, step_key=span.key, status=core.OK)
+        .exclude(kind__in=["wink", "plus", "unknown", "chat"])
+        .filter(sent_at__lte=sent_at)
+        .order_by("sent_at", "message_id")
+        .first()
+    )
+    proposal = core.build_proposal(parsed, sender_seat=seat, game=view, sent_at=sent_at, already_sent=earlier is not None)
+    received = _store(game, message_id, author_id, seat, proposal.kind, proposal.target, proposal.status, view.step, text, sent_at, role=proposal.role or "", step_key=span.key)
+    if received.created and proposal.status == core.REPEAT and earlier is not None:
+        received.first = _said(earlier)
+    if received.created and proposal.status == core.OK and proposal.kind not in ("wink", "unknown"):
+        # Processed out of order: his later-sent messages of this step are the repeats.
+        Proposal.objects.filter(game=game, seat=seat, step_key=span.key, status=core.OK, sent_at__gt=sent_at).exclude(kind__in=["wink", "plus", "unknown", "chat"]).update(status=core.REPEAT)
+    return received
+
+
+def _said(p: Proposal) -> str:
+    if p.kind == "role":
+        return f"{core.role_word(p.role)} {p.target}"
+    return str(p.target) if p.target is not None else "никого"
 
 
 def receive_plus(*, channel_id: int, message_id: int, author_id: int, sent_at: datetime) -> Received | None:
-    """A «+» in the game's text channel during a vote (V1, V3)."""
-    game = game_for_channel(channel_id)
+    """A «+» in the game's text channel (V1, V3), judged at its Discord time."""
+    game = game_for_channel(channel_id, sent_at)
     if game is None:
         return None
     existing = Proposal.objects.filter(message_id=message_id).first()
@@ -175,12 +268,113 @@ def receive_plus(*, channel_id: int, message_id: int, author_id: int, sent_at: d
         return Received(existing, False)
     link = DiscordLink.objects.get(game=game)
     seat = link.seat_map().seat_of(author_id)
-    state = game_services.game_state(game)
-    if state.step != "voting":
+    spans = step_spans(game)
+    span = core.span_at(spans, sent_at) or spans[0]
+    if span.step != "voting":
         status, candidate = core.NOT_HIS_TURN, None
+    elif link.vote_key != span.key:
+        status, candidate = core.BEFORE_LINE, None
     else:
-        candidate, status = _windows(link).candidate_at(sent_at) if link.vote_key == game.clock_key else (None, core.NOT_HIS_TURN)
-    return _store(game, message_id, author_id, seat, "plus", candidate, status, state.step, "+", sent_at)
+        candidate, status = _windows(link).candidate_at(sent_at)
+    return _store(game, message_id, author_id, seat, "plus", candidate, status, span.step, "+", sent_at, step_key=span.key)
+
+
+def receive_chat(*, channel_id: int, message_id: int, author_id: int, text: str, sent_at: datetime) -> Received | None:
+    """Any other message in the game channel after the V1 line, during the vote: shown to the
+    host as a possible violation («каждое сообщение после этой черты является нарушением»),
+    never recorded as a foul by itself. Other chat is not the bridge's business: not stored."""
+    game = game_for_channel(channel_id, sent_at)
+    if game is None:
+        return None
+    link = DiscordLink.objects.get(game=game)
+    if link.vote_key != game.clock_key or link.vote_line_at is None or core.to_ms(sent_at) < core.to_ms(link.vote_line_at):
+        return None
+    spans = step_spans(game)
+    span = core.span_at(spans, sent_at) or spans[0]
+    if span.step != "voting" or span.key != link.vote_key:
+        return None
+    seat = link.seat_map().seat_of(author_id)
+    return _store(game, message_id, author_id, seat, "chat", None, core.AFTER_LINE, span.step, core.clean_text(text), sent_at, step_key=span.key)
+
+
+def receive_edit(*, message_id: int, text: str) -> Proposal | None:
+    """A message the bridge stored was edited (on_raw_message_edit).
+
+    A DM: its proposal is read again; the host sees «изменено: 6 → 5» (an
+    applied one is left as applied: the log is the host's). A «+» edited into
+    anything else leaves the count.
+    """
+    text = core.clean_text(text)
+    with transaction.atomic():
+        row = Proposal.objects.select_for_update().filter(message_id=message_id).first()
+        if row is None or row.applied_at is not None:
+            return row
+        if row.kind == "plus":
+            if core.is_plus(text) or row.status == core.WITHDRAWN:
+                return row
+            row.edited_from, row.status, row.text = "+", core.WITHDRAWN, text[:200]
+            row.save(update_fields=["edited_from", "status", "text"])
+        elif row.kind == "chat":
+            row.text = text[:200]
+            row.save(update_fields=["text"])
+        else:
+            parsed = core.parse_dm(text)
+            before = row.text
+            spans = step_spans(row.game)
+            span = next((s for s in spans if s.key == row.step_key), None) or core.span_at(spans, row.sent_at) or spans[0]
+            earlier = (
+                Proposal.objects.filter(game=row.game, seat=row.seat, step_key=row.step_key, status=core.OK, sent_at__lt=row.sent_at)
+                .exclude(kind__in=["wink", "plus", "unknown", "chat"])
+                .exclude(pk=row.pk)
+                .exists()
+            )
+            assert row.seat is not None
+            # Judged at the time it was first sent: an edit does not make a message late.
+            proposal = core.build_proposal(parsed, sender_seat=row.seat, game=span.view(), sent_at=row.sent_at, already_sent=earlier)
+            row.edited_from = before[:200]
+            row.kind, row.target, row.status, row.role, row.text = proposal.kind, proposal.target, proposal.status, proposal.role or "", text[:200]
+            row.save(update_fields=["edited_from", "kind", "target", "status", "role", "text"])
+    push_to_host(row.game_id, {"event": "proposal", "id": row.pk})
+    return row
+
+
+def receive_delete(*, message_id: int) -> Proposal | None:
+    """A message the bridge stored was deleted (on_raw_message_delete). A deleted DM's
+    proposal is withdrawn; a deleted «+» leaves the count and is proposed to the host as
+    the F18 foul (deleting one's vote), which he records himself or not."""
+    with transaction.atomic():
+        row = Proposal.objects.select_for_update().filter(message_id=message_id).first()
+        if row is None or row.deleted_at is not None:
+            return row
+        row.deleted_at = timezone.now()
+        fields = ["deleted_at"]
+        if row.kind == "plus" and row.applied_at is None:
+            row.edited_from, row.status = row.status, core.WITHDRAWN
+            fields += ["edited_from", "status"]
+        elif row.applied_at is None and row.dismissed_at is None and row.kind != "plus":
+            row.dismissed_at = row.deleted_at
+            fields.append("dismissed_at")
+        row.save(update_fields=fields)
+    push_to_host(row.game_id, {"event": "proposal", "id": row.pk})
+    return row
+
+
+def deleted_votes(game: Game) -> list[Proposal]:
+    """«+» of the vote being counted that their senders deleted: the F18 fouls to propose."""
+    return list(Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key, deleted_at__isnull=False, seat__isnull=False).order_by("sent_at"))
+
+
+def backfill_targets() -> tuple[int | None, list[int], list[int]]:
+    """What on_ready reads again: the last message id seen, the live games' text channels
+    and their linked players' ids."""
+    beat = BotHeartbeat.objects.filter(pk=1).first()
+    channels: set[int] = set()
+    users: set[int] = set()
+    for link in _live_links():
+        if link.text_channel_id:
+            channels.add(link.text_channel_id)
+        users.update(link.seat_map().by_seat.values())
+    return (beat.last_message_id if beat else None), sorted(channels), sorted(users)
 
 
 def linked_voice_channels() -> set[int]:
@@ -206,12 +400,12 @@ def voice_snapshot(game: Game) -> VoiceSnapshot | None:
     return VoiceSnapshot.objects.filter(voice_channel_id=link.voice_channel_id).first()
 
 
-def _store(game: Game, message_id: int, author_id: int, seat: int | None, kind: str, target: int | None, status: str, step: str | None, text: str, sent_at: datetime, role: str = "") -> Received:
+def _store(game: Game, message_id: int, author_id: int, seat: int | None, kind: str, target: int | None, status: str, step: str | None, text: str, sent_at: datetime, role: str = "", step_key: str | None = None) -> Received:
     try:
         with transaction.atomic():
             row = Proposal.objects.create(
                 game=game, message_id=message_id, author_id=author_id, seat=seat, kind=kind, target=target, role=role,
-                status=status, step=step or "", step_key=game.clock_key, text=text[:200], sent_at=sent_at,
+                status=status, step=step or "", step_key=game.clock_key if step_key is None else step_key, text=core.clean_text(text)[:200], sent_at=sent_at,
             )
     except IntegrityError:
         return Received(Proposal.objects.get(message_id=message_id), False)
@@ -263,28 +457,55 @@ def _relay_wink(game: Game, by: int, target: int, outcome: game_services.Outcome
     enqueue_post(game=game, kind=PostKind.WINK, key=f"wink:{seq}", text=core.wink_relay_text(by), to_user_id=user)
 
 
+class VoteOrderError(core.BridgeError):
+    """A chat chore out of the regulations' order (V1: the line comes before any «кто за N»)."""
+
+
 def vote_click(*, game: Game, candidate: int) -> DiscordLink:
-    """The host's «кто за N» click: the count of candidate N begins now (V2)."""
+    """The host's «кто за N» click: the count of candidate N begins now (V2).
+
+    V1: only after the line was posted (the 5 s count, then the line, then
+    the candidates); before it a «кто за N» would open a count in which every
+    «+» is no vote. The click writes only the vote's own fields: it never
+    re-saves the link (routing must not depend on who clicked last).
+    """
+    now = timezone.now()
     with transaction.atomic():
         link = DiscordLink.objects.select_for_update().get(game=game)
-        if link.vote_key != game.clock_key:
-            link.vote_key, link.vote_clicks, link.vote_line_at = game.clock_key, [], None
-        link.vote_clicks = [*link.vote_clicks, [candidate, timezone.now().isoformat()]]
-        link.save(update_fields=["vote_key", "vote_clicks", "vote_line_at", "updated_at"])
+        if link.vote_key != game.clock_key or link.vote_line_at is None:
+            raise VoteOrderError("V1: first «Отсчёт 5 с → черта»; «кто за N» comes after the line is posted.")
+        if candidate not in game_services.game_state(game).nominees:
+            raise VoteOrderError(f"V2: {candidate} is not a candidate of this vote.")
+        clicks = [*link.vote_clicks, [candidate, now.isoformat()]]
+        DiscordLink.objects.filter(pk=link.pk).update(vote_clicks=clicks)
+        link.vote_clicks = clicks
     return link
 
 
 def vote_count_start(*, game: Game, now: datetime | None = None) -> ChatPost | None:
-    """The host starts the 5 s count (V1): the line is posted when it ends; «+» after it are late."""
+    """V1: the voting step begins with «даю 5 секунд закончить жестикуляцию»; the line is
+    posted when the 5 s end. Its mark (`vote_line_at`) is the posted message's own Discord
+    time, set when it is delivered (line_posted), not the time it was due."""
     now = now or timezone.now()
     due = core.line_due(now, LINE_DELAY.total_seconds())
     with transaction.atomic():
         link = DiscordLink.objects.select_for_update().get(game=game)
+        if game_services.game_state(game).step != "voting":
+            raise VoteOrderError("V1: the 5 s count and the line belong to the voting step.")
         if link.vote_key != game.clock_key:
-            link.vote_key, link.vote_clicks = game.clock_key, []
-        link.vote_line_at = due
-        link.save(update_fields=["vote_key", "vote_clicks", "vote_line_at", "updated_at"])
+            DiscordLink.objects.filter(pk=link.pk).update(vote_key=game.clock_key, vote_clicks=[], vote_line_at=None)
         return enqueue_post(game=game, kind=PostKind.LINE, key=f"line:{game.clock_key}", text=core.LINE, due_at=due)
+
+
+def line_posted(post: ChatPost, posted_at: datetime) -> None:
+    """The V1 line is in the channel: its own time is the mark, then the candidates (V2)."""
+    key = post.dedupe_key.removeprefix("line:")
+    game = post.game
+    DiscordLink.objects.filter(game_id=post.game_id, vote_key=key, vote_line_at__isnull=True).update(vote_line_at=posted_at)
+    game.refresh_from_db()
+    if game.clock_key == key:
+        post_candidates(game)
+    push_to_host(post.game_id, {"event": "line_posted"})
 
 
 def request_fouls(*, game: Game) -> ChatPost | None:
@@ -294,26 +515,55 @@ def request_fouls(*, game: Game) -> ChatPost | None:
 
 
 def post_candidates(game: Game) -> ChatPost | None:
-    """V2: the candidates line when the vote begins (called on every change; the key makes it once per vote)."""
+    """V2: the host duplicates the candidates after the line (the key makes it once per vote)."""
     state = game_services.game_state(game)
     if state.step != "voting" or not DiscordLink.objects.filter(game=game).exists():
         return None
     return enqueue_post(game=game, kind=PostKind.CANDIDATES, key=f"candidates:{game.clock_key}", text=core.candidates_line(state.nominees))
 
 
+MAX_WEBHOOK_URL = 300
+
+
 def link_save(*, game: Game, guild_id: int | None, text_channel_id: int | None, voice_channel_id: int | None, webhook_url: str, seats: dict[str, Any]) -> DiscordLink:
-    """Link a game to Discord (core.BridgeError on a bad seat map or webhook URL; nothing changed then)."""
+    """Link a game to Discord (core.BridgeError on bad input; nothing changed then).
+
+    A channel, a member or a webhook maps to one live game at most: a second
+    live game that claims them is refused, so one host can never route another
+    game's players, chat or webhook to his own panel. The only shared channel
+    is a tournament's, which its tables inherit (game_for_channel routes it).
+    """
     seat_map = core.SeatMap.build(seats)
-    if webhook_url and not webhook.is_webhook_url(webhook_url):
-        raise core.BridgeError("The webhook URL must look like https://discord.com/api/webhooks/…")
+    webhook_url = (webhook_url or "").strip()
+    if webhook_url:
+        problem = webhook.webhook_url_problem(webhook_url)
+        if problem:
+            raise core.BridgeError(problem)
     inherited = _tournament_link(game)
-    link, _ = DiscordLink.objects.get_or_create(game=game)
-    link.guild_id = guild_id or (inherited.guild_id if inherited else None)
-    link.text_channel_id = text_channel_id or (inherited.text_channel_id if inherited else None)
-    link.voice_channel_id = voice_channel_id or (inherited.voice_channel_id if inherited else None)
-    link.webhook_url = webhook_url or (inherited.webhook_url if inherited else "")
-    link.seats = seat_map.to_json()
-    link.save()
+    guild = guild_id or (inherited.guild_id if inherited else None)
+    text_channel = text_channel_id or (inherited.text_channel_id if inherited else None)
+    voice_channel = voice_channel_id or (inherited.voice_channel_id if inherited else None)
+    url = webhook_url or (inherited.webhook_url if inherited else "")
+    if url and webhook.webhook_url_problem(url):
+        raise core.BridgeError(f"The tournament's webhook URL is refused: {webhook.webhook_url_problem(url)}")
+    with transaction.atomic():
+        others = list(_live_links().exclude(game=game))
+        same_tournament = {o.game_id for o in others if inherited is not None and _tournament_link(o.game) == inherited}
+        for other in others:
+            shared_channel = other.game_id in same_tournament and text_channel == (inherited.text_channel_id if inherited else None)
+            if text_channel is not None and other.text_channel_id == text_channel and not shared_channel:
+                raise core.BridgeError(f"This text channel is linked to another running game (#{other.game_id}); finish or unlink it first.")
+            if voice_channel is not None and other.voice_channel_id == voice_channel and other.game_id not in same_tournament:
+                raise core.BridgeError(f"This voice channel is linked to another running game (#{other.game_id}).")
+            if url and other.webhook_url == url and other.game_id not in same_tournament:
+                raise core.BridgeError("This webhook is linked to another running game.")
+            taken = sorted(seat for seat, user in seat_map.by_seat.items() if other.seat_map().seat_of(user) is not None)
+            if taken:
+                raise core.BridgeError(f"Seats {', '.join(map(str, taken))}: these Discord members play in another running game (#{other.game_id}).")
+        link, _ = DiscordLink.objects.get_or_create(game=game)
+        link.guild_id, link.text_channel_id, link.voice_channel_id, link.webhook_url = guild, text_channel, voice_channel, url
+        link.seats = seat_map.to_json()
+        link.save()
     return link
 
 
@@ -348,58 +598,103 @@ def schedule_webhook_delivery(post_id: int, due_at: datetime) -> threading.Threa
     return thread
 
 
-def claim_post(post_id: int) -> ChatPost | None:
-    """Move a pending post to `sending`; only one deliverer wins, so it is posted once."""
-    if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).update(state=PostState.SENDING) != 1:
+# A post is worth sending only while it still means something: a line or a
+# candidates list a minute late misleads the players (V1), so it is dropped
+# as «устарело» and the host sees it.
+POST_EXPIRES = timedelta(seconds=60)
+# A post left `sending` this long (its process died mid-post) may or may not
+# be in the channel: the host decides («возможно отправлено»).
+SENDING_RECLAIM = timedelta(seconds=120)
+
+
+def webhook_origin() -> str:
+    """Tests only: a local Discord-like server receives what would go to Discord."""
+    return str(getattr(settings, "DISCORD_WEBHOOK_ORIGIN", "") or "")
+
+
+def claim_post(post_id: int, now: datetime | None = None) -> ChatPost | None:
+    """Move a pending post to `sending`; only one deliverer wins, so it is posted once.
+    A post past its expiry is marked «устарело» instead and never sent."""
+    now = now or timezone.now()
+    if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING, due_at__lt=now - POST_EXPIRES).update(state=PostState.EXPIRED, last_error="устарело: не отправлено позже минуты"):
+        post = ChatPost.objects.get(pk=post_id)
+        push_to_host(post.game_id, {"event": "post_failed", "id": post.pk})
+        return None
+    if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).update(state=PostState.SENDING, claimed_at=now) != 1:
         return None
     return ChatPost.objects.select_related("game").get(pk=post_id)
 
 
-def finish_post(post: ChatPost, *, ok: bool, attempts: int, error: str = "") -> None:
-    post.state = PostState.SENT if ok else PostState.FAILED
+def finish_post(post: ChatPost, *, ok: bool, attempts: int, error: str = "", uncertain: bool = False, message_id: int | None = None, posted_at: datetime | None = None) -> None:
+    post.state = PostState.SENT if ok else (PostState.UNCERTAIN if uncertain else PostState.FAILED)
     post.attempts = post.attempts + attempts
     post.last_error = error[:300]
     post.sent_at = timezone.now() if ok else None
-    post.save(update_fields=["state", "attempts", "last_error", "sent_at"])
+    post.message_id = message_id
+    post.save(update_fields=["state", "attempts", "last_error", "sent_at", "message_id"])
+    if ok and post.kind == PostKind.LINE:
+        line_posted(post, posted_at or (webhook.snowflake_time(message_id) if message_id else post.sent_at or timezone.now()))
     if not ok:
         push_to_host(post.game_id, {"event": "post_failed", "id": post.pk})
+
+
+def _close_db() -> None:
+    from django.db import connection
+
+    connection.close()
 
 
 def deliver_webhook_post(post_id: int, due_at: datetime | None = None) -> webhook.PostResult | None:
     """Deliver one queued post through the game's webhook; failures are recorded, never raised.
 
-    Everything that can be done early (the database connection, the link) is
-    done before `due_at`, so the V1 line leaves at its mark, not a query later.
+    No database connection is held while waiting: the link is read, the
+    connection closed, the HTTPS connection opened and the mark awaited; the
+    claim and the result are two short queries around the POST, which is
+    itself bounded (webhook.DEADLINE, webhook.MAX_ANSWER).
     """
+    claimed: ChatPost | None = None
     try:
         post = ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).first()
         link = DiscordLink.objects.filter(game_id=post.game_id).first() if post else None
         if post is None or link is None or not link.webhook_url:
             return None  # already taken, or left for the bot
-        # Connect before the mark; post at the mark.
-        prepared = webhook.PreparedPost(link.webhook_url, post.text)
+        url, text = link.webhook_url, post.text
+        problem = webhook.webhook_url_problem(url)
+        if problem:  # a row saved before the URL rules existed: never posted anywhere but Discord
+            claimed = claim_post(post_id)
+            if claimed is not None:
+                finish_post(claimed, ok=False, attempts=0, error=problem)
+            claimed = None
+            return None
+        _close_db()
+        prepared = webhook.PreparedPost(url, text, origin=webhook_origin())
         if due_at is not None:
             wait = (due_at - timezone.now()).total_seconds()
             if wait > 0:
                 time.sleep(wait)
-        if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).update(state=PostState.SENDING) != 1:
+        claimed = claim_post(post_id)
+        _close_db()
+        if claimed is None:
             prepared.close()
-            return None  # another deliverer won: never posted twice
+            return None  # another deliverer won, or it expired: never posted twice
         result = prepared.send()
-        finish_post(post, ok=result.ok, attempts=result.attempts, error=result.error)
+        finish_post(claimed, ok=result.ok, attempts=result.attempts, error=result.error, uncertain=result.uncertain, message_id=result.message_id)
         return result
-    except Exception:  # a delivery thread must never die loudly
+    except Exception:  # a delivery thread must never die loudly, nor leave a post `sending`
         log.exception("webhook delivery of post %s failed", post_id)
+        if claimed is not None:
+            try:
+                ChatPost.objects.filter(pk=claimed.pk, state=PostState.SENDING).update(state=PostState.UNCERTAIN, last_error="возможно отправлено: внутренняя ошибка при отправке")
+            except Exception:
+                log.exception("could not mark post %s", post_id)
         return None
     finally:
-        from django.db import connection
-
-        connection.close()
+        _close_db()
 
 
 def retry_post(*, game: Game, post_id: int) -> None:
-    """The host asks again for a failed post."""
-    if ChatPost.objects.filter(game=game, pk=post_id, state=PostState.FAILED).update(state=PostState.PENDING, due_at=timezone.now()):
+    """The host asks again for a failed, uncertain or expired post (his decision: it may post twice)."""
+    if ChatPost.objects.filter(game=game, pk=post_id, state__in=[PostState.FAILED, PostState.UNCERTAIN, PostState.EXPIRED]).update(state=PostState.PENDING, due_at=timezone.now()):
         link = DiscordLink.objects.filter(game=game).first()
         if link is not None and link.webhook_url:
             schedule_webhook_delivery(post_id, timezone.now())
@@ -408,16 +703,19 @@ def retry_post(*, game: Game, post_id: int) -> None:
 STALE_WEBHOOK_POST = timedelta(seconds=5)
 
 
-def sweep_stale_webhook_posts(now: datetime | None = None) -> int:
+def sweep_stale_webhook_posts(now: datetime | None = None) -> list[threading.Thread]:
     """Webhook posts still pending well after their mark (the web process that queued them
-    restarted before its timer fired): the bot process delivers them, once (claim_post)."""
+    restarted before its timer fired): delivered once (claim_post) by threads of their own,
+    so the bot's database thread never waits on HTTP. Posts stuck `sending` are reclaimed
+    as «возможно отправлено»; the expired are dropped by the claim."""
     now = now or timezone.now()
+    ChatPost.objects.filter(state=PostState.SENDING, claimed_at__lt=now - SENDING_RECLAIM).update(state=PostState.UNCERTAIN, last_error="возможно отправлено: отправка прервалась")
     stale = ChatPost.objects.filter(state=PostState.PENDING, to_user_id__isnull=True, due_at__lt=now - STALE_WEBHOOK_POST).exclude(game__discord_link__webhook_url="")
-    delivered = 0
+    threads = []
     for post_id in list(stale.values_list("pk", flat=True)[:20]):
-        result = deliver_webhook_post(post_id)
-        delivered += bool(result and result.ok)
-    return delivered
+        # Two sweeps may start two deliverers: the claim lets one of them post.
+        threads.append(schedule_webhook_delivery(post_id, now))
+    return threads
 
 
 def due_bot_posts(now: datetime | None = None) -> list[ChatPost]:

@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from discord_bridge import core, services
+from discord_bridge import core, services, webhook
 from discord_bridge.models import ChatPost, DiscordLink, PostState, Proposal
 from games import services as game_services
 from games.console import protocol_text as pt
@@ -34,6 +34,9 @@ STATUS_LABELS = {
     core.REPEAT: "повтор (считается первое, N4)",
     core.MISMATCH: "не его место",
     core.UNKNOWN: "не понято",
+    core.BEFORE_LINE: "до черты — не голос (V1)",
+    core.AFTER_LINE: "после черты — возможное нарушение (V1), решает ведущий",
+    core.WITHDRAWN: "снят отправителем",
 }
 
 
@@ -45,7 +48,7 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
     action = pre["action"]
     rows: list[dict[str, Any]] = []
     for p in proposals:
-        rows.append({"p": p, "label": gettext(STATUS_LABELS.get(p.status, p.status)) if STATUS_LABELS.get(p.status) else "", "nick": _nick(game, p.seat)})
+        rows.append({"p": p, "label": _label(p.status), "nick": _nick(game, p.seat), "edited": _edited(p)})
     winks = [r for r in rows if r["p"].kind == "wink"]
     shots = []
     if action and action.get("do") == "shots":
@@ -54,6 +57,14 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
     if action and action.get("do") == "votes":
         votes = [{"candidate": int(c), "voters": ",".join(str(v) for v in vs)} for c, vs in action["for"].items()]
     tally = services.vote_tally(game) if link and state.step == "voting" else None
+    pluses = []
+    if link and state.step == "voting":
+        for p in Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key).order_by("sent_at", "message_id"):
+            status, candidate = tally.marks.get(p.message_id, (p.status, p.target)) if tally else (p.status, p.target)
+            if p.status == core.WITHDRAWN:
+                status = core.WITHDRAWN
+            pluses.append({"p": p, "candidate": candidate, "status": status, "label": _label(status), "deleted": p.deleted_at is not None})
+    line_posted = bool(link and link.vote_key == game.clock_key and link.vote_line_at is not None)
     return {
         "game": game,
         "link": link,
@@ -68,8 +79,12 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
         "shots": shots,
         "votes": votes,
         "plus_marks": tally.marks if tally else {},
+        "pluses": pluses,
+        "line_posted": line_posted,
+        "deleted_votes": services.deleted_votes(game) if link and state.step == "voting" else [],
+        "webhook_masked": webhook.masked(link.webhook_url) if link else "",
         "proposal_ids": ",".join(str(i) for i in pre["proposal_ids"]),
-        "failed_posts": list(ChatPost.objects.filter(game=game, state=PostState.FAILED).order_by("-created_at")[:5]),
+        "failed_posts": list(ChatPost.objects.filter(game=game, state__in=[PostState.FAILED, PostState.UNCERTAIN, PostState.EXPIRED]).order_by("-created_at")[:5]),
         "error": error,
         "notice": notice,
     }
@@ -98,6 +113,18 @@ def seat_picker(game: Game, link: DiscordLink | None) -> dict[str, Any]:
     return {"seats_form": rows, "voice_members": [{"id": str(m.user_id), "name": m.display_name} for m in members], "voice_taken_at": snapshot.taken_at if snapshot else None}
 
 
+def _label(status: str) -> str:
+    text = STATUS_LABELS.get(status, status)
+    return gettext(text) if text else ""
+
+
+def _edited(p: Proposal) -> str:
+    """«изменено: 6 → 5» for an edited DM (the host's eyes only)."""
+    if not p.edited_from or p.kind == "plus":
+        return ""
+    return gettext("изменено: %(before)s → %(after)s") % {"before": p.edited_from, "after": p.text}
+
+
 def _nick(game: Game, seat: int | None) -> str:
     if seat is None:
         return ""
@@ -122,12 +149,18 @@ def link_settings(request: HttpRequest, pk: int) -> HttpResponse:
     game = _editable_game(request, pk)
     data = request.POST
     try:
+        existing = DiscordLink.objects.filter(game=game).values_list("webhook_url", flat=True).first() or ""
+        typed = data.get("webhook_url") or ""
+        if len(typed) > webhook.MAX_URL * 4:
+            raise core.BridgeError(f"The webhook URL is longer than {webhook.MAX_URL} characters.")
+        # The panel never shows the saved URL: an empty field keeps it, «-» removes it.
+        url = "" if typed.strip() == "-" else (typed.strip() or existing)
         services.link_save(
             game=game,
             guild_id=_snowflake(data, "guild_id"),
             text_channel_id=_snowflake(data, "text_channel_id"),
             voice_channel_id=_snowflake(data, "voice_channel_id"),
-            webhook_url=(data.get("webhook_url") or "").strip(),
+            webhook_url=url,
             seats={str(s): _seat_user(data, s) for s in core.SEATS},
         )
     except core.BridgeError as exc:
@@ -138,16 +171,16 @@ def link_settings(request: HttpRequest, pk: int) -> HttpResponse:
 def _seat_user(data: QueryDict, seat: int) -> str:
     """A member picked from the voice channel wins over the typed id / @mention field."""
     picked = (data.get(f"seat_pick_{seat}") or "").strip()
-    return picked or (data.get(f"seat_{seat}") or "").strip()
+    return (picked or (data.get(f"seat_{seat}") or "").strip())[:100]
 
 
 def _snowflake(data: QueryDict, name: str) -> int | None:
+    """One schema for Discord ids (core.parse_snowflake): ASCII digits within 64 bits, so
+    SQLite and PostgreSQL answer the same 422."""
     raw = (data.get(name) or "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
-        raise core.BridgeError(f"{name}: «{raw}» is not a Discord id (digits only).")
-    return int(raw)
+    return core.parse_snowflake(raw[:40], name)
 
 
 def _seat(raw: str | None, field: str, *, allow_none: bool = False) -> int | None:
@@ -230,9 +263,15 @@ def chat(request: HttpRequest, pk: int) -> HttpResponse:
         except ActionFormError as exc:
             return _panel(request, game, error=pt.violation_text(exc), status=422)
         assert candidate is not None
-        services.vote_click(game=game, candidate=candidate)
+        try:
+            services.vote_click(game=game, candidate=candidate)
+        except core.BridgeError as exc:
+            return _panel(request, game, error=str(exc), status=422)
     elif what == "count":
-        services.vote_count_start(game=game)
+        try:
+            services.vote_count_start(game=game)
+        except core.BridgeError as exc:
+            return _panel(request, game, error=str(exc), status=422)
     elif what == "fouls":
         services.request_fouls(game=game)
     elif what == "retry" and (request.POST.get("post") or "").isdigit():

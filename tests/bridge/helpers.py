@@ -27,3 +27,30 @@ def link(game, webhook_url=""):
     from discord_bridge import services
 
     return services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=556, webhook_url=webhook_url, seats={str(s): str(user_id(s)) for s in range(1, 11)})
+
+
+def harness_intents():
+    """The bot's intents, plus Server Members for dpytest only: the harness keeps its
+    simulated members in discord.py's member cache, which that intent enables. The real
+    bot does without it (discord_bridge.bot.bot_intents)."""
+    from discord_bridge.bot import bot_intents
+
+    intents = bot_intents()
+    intents.members = True
+    return intents
+
+
+def game_at_voting(host, nominees=(5, 3)):
+    """A game at Day 1's vote with the given candidates (the night a miss, no checks)."""
+    game = game_at_mafia_shot(host)
+    record(game, {"do": "shots", "by": {"1": None, "4": None, "7": None}}, host)
+    while game_services.game_state(game).step != "speech":
+        record(game, {"do": "next"}, host)
+    for target in nominees:
+        speaker = game_services.game_state(game).speaker
+        record(game, {"do": "nominate", "by": speaker, "target": target}, host)
+        record(game, {"do": "next"}, host)
+    while game_services.game_state(game).step != "voting":
+        record(game, {"do": "next"}, host)
+    game.refresh_from_db()
+    return game

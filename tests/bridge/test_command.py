@@ -14,4 +14,9 @@ def test_discord_bot_needs_the_token(monkeypatch):
 
 def test_bot_asks_for_the_intents_the_readme_lists():
     intents = bot_intents()
-    assert intents.message_content and intents.members and intents.dm_messages and intents.guild_messages
+    assert intents.message_content and intents.dm_messages and intents.guild_messages and intents.voice_states
+
+
+def test_bot_does_not_ask_for_server_members():
+    """Issue 25-10: voice members come with voice states; Server Members would make discord.py chunk every guild."""
+    assert not bot_intents().members

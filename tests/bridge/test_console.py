@@ -175,7 +175,8 @@ async def test_host_socket_receives_proposal_events_and_strangers_are_refused(ho
 
 
 @pytest.mark.django_db
-def test_v2_candidates_line_queued_once_when_the_vote_begins(host, linked, django_capture_on_commit_callbacks):
+def test_v2_candidates_line_queued_once_after_the_v1_line(host, linked, django_capture_on_commit_callbacks):
+    """V1 then V2: the candidates are duplicated after the line, not when the vote begins (issue 25-1)."""
     from discord_bridge.models import ChatPost
 
     from .helpers import record
@@ -192,9 +193,14 @@ def test_v2_candidates_line_queued_once_when_the_vote_begins(host, linked, djang
         record(game, {"do": "next"}, host)
         second = game_services.game_state(game).speaker
         record(game, {"do": "nominate", "by": second, "target": 3}, host)
-        assert not ChatPost.objects.filter(kind="candidates").exists()
         while game_services.game_state(game).step != "voting":
             record(game, {"do": "next"}, host)
+    game.refresh_from_db()
+    assert not ChatPost.objects.filter(kind="candidates").exists()
+    line = services.vote_count_start(game=game)
+    claimed = services.claim_post(line.pk)
+    services.finish_post(claimed, ok=True, attempts=1, posted_at=timezone.now())
+    services.finish_post(claimed, ok=True, attempts=1, posted_at=timezone.now())  # reported twice: still once
     posts = list(ChatPost.objects.filter(game=game, kind="candidates").values_list("text", flat=True))
     assert posts == ["Кандидаты: 5, 3"]
 

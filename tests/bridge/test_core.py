@@ -11,6 +11,7 @@ from discord_bridge.core import (
     Plus,
     SeatMap,
     StepWindow,
+    VoteTally,
     VoteWindows,
     build_proposal,
     parse_dm,
@@ -140,24 +141,85 @@ def test_receipts_repeat_only_the_senders_content():
     assert build_proposal(Parsed("unknown"), sender_seat=4, game=view("mafia_shot"), sent_at=at(1)).status == core.UNKNOWN
 
 
-def test_v1_v2_votes_assigned_to_running_count_late_after_line():
-    windows = VoteWindows(clicks=[(5, at(0)), (3, at(4))], line_at=at(9))
+def test_v1_v2_votes_in_the_regulations_order_line_then_counts():
+    """V1: the 5 s count, the line, then «кто за N» per candidate (issue 25-1).
+
+    Before the line a «+» is no vote; after it, outside any count, a possible
+    violation; the last candidate's count runs until the vote is recorded.
+    """
+    windows = VoteWindows(clicks=[(5, at(1)), (3, at(5))], line_at=at(0))
     pluses = [
-        Plus(1, 2, at(-1)),  # before any count
-        Plus(2, 2, at(1)),  # for 5
-        Plus(3, 6, at(2)),  # for 5
-        Plus(4, 2, at(5)),  # repeat (V3)
+        Plus(1, 2, at(-1)),  # before the line: no vote
+        Plus(8, 4, at(0.5)),  # after the line, before «кто за 5»: a possible violation
+        Plus(2, 2, at(2)),  # for 5
+        Plus(3, 6, at(3)),  # for 5
+        Plus(4, 2, at(6)),  # repeat (V3)
         Plus(5, 8, at(6)),  # for 3
-        Plus(6, 10, at(9.5)),  # after the line: late
+        Plus(6, 10, at(30)),  # still for 3: the last count runs until the vote is recorded
         Plus(7, None, at(6)),  # not a linked player
     ]
     tally = tally_votes(pluses, windows, TABLE)
-    assert tally.votes == {5: [2, 6], 3: [8]}
-    assert tally.action() == {"do": "votes", "for": {"5": [2, 6], "3": [8]}}
-    assert tally.marks[1][0] == core.NOT_HIS_TURN
+    assert tally.votes == {5: [2, 6], 3: [8, 10]}
+    assert tally.action() == {"do": "votes", "for": {"5": [2, 6], "3": [8, 10]}}
+    assert tally.marks[1][0] == core.BEFORE_LINE
+    assert tally.marks[8][0] == core.AFTER_LINE
     assert tally.marks[4][0] == core.REPEAT
-    assert tally.marks[6][0] == core.LATE
     assert tally.marks[7][0] == core.NOT_HIS_TURN
+
+
+def test_v1_a_plus_after_a_line_that_is_not_posted_yet_is_no_vote():
+    """The old order (clicks, then the line) marked every «+» after the line late; now, with
+    no line posted, nothing is a vote, and an empty tally is never offered (V4)."""
+    windows = VoteWindows(clicks=[(5, at(0))], line_at=None)
+    tally = tally_votes([Plus(1, 2, at(1))], windows, TABLE)
+    assert tally.marks[1][0] == core.BEFORE_LINE
+    assert not tally.has_votes
+    assert not VoteTally(votes={5: [], 3: []}).has_votes
+
+
+def test_a_plus_in_the_clicks_millisecond_belongs_to_the_click():
+    """Discord stamps to the millisecond, the click has microseconds (the flaky test's cause, 25-10)."""
+    click = at(1) + timedelta(microseconds=700)
+    plus_time = at(1)  # the same millisecond, floored by Discord
+    windows = VoteWindows(clicks=[(5, click)], line_at=at(0))
+    assert windows.candidate_at(plus_time) == (5, core.OK)
+
+
+def test_a_dm_is_judged_by_the_span_of_its_discord_time():
+    """25-2: the step at the DM's own timestamp, not at processing time."""
+    spans = [
+        core.StepSpan("a", "mafia_shot", "running", at(0), 15, ROLES, TABLE),
+        core.StepSpan("b", "don_check", "running", at(10), 15, ROLES, TABLE),
+    ]
+    assert core.span_at(spans, at(9.9995)).key == "a"  # 9.999 s after the floor: still the shot
+    assert core.span_at(spans, at(10)).key == "b"
+    assert core.span_at(spans, at(-1)) is None
+    shot = build_proposal(Parsed("target", seat=5), sender_seat=1, game=core.span_at(spans, at(9)).view(), sent_at=at(9))
+    assert (shot.kind, shot.status) == ("shot", core.OK)
+
+
+def test_wink_without_space_and_role_word_with_verb():
+    assert parse_dm("мигни5") == Parsed("wink", seat=5)
+    assert parse_dm("дон проверяет 5") == Parsed("target", seat=5)
+    assert parse_dm("Шериф 9") == Parsed("role", role="sheriff", seat=9)
+    assert parse_dm("５") == Parsed("unknown")  # a full-width digit is no seat number
+    assert parse_dm("5\x00") == Parsed("target", seat=5)
+
+
+def test_snowflakes_are_ascii_digits_within_64_bits():
+    assert core.parse_snowflake("123456789012345678") == 123456789012345678
+    for bad in ("²", "①", "١٢٣", str(2**64), "-5", "12 3", "0"):
+        with pytest.raises(core.BridgeError):
+            core.parse_snowflake(bad)
+    with pytest.raises(core.BridgeError):
+        core.parse_member_ref("<@" + str(2**64 + 1) + ">")
+
+
+def test_receipts_say_what_happened():
+    assert core.receipt_for(core.OK, "5") == "принято: 5"
+    assert core.receipt_for(core.LATE, "5") == "поздно — не принято"
+    assert core.receipt_for(core.REPEAT, "6", "5") == "повтор: считается первое (5)"
+    assert core.receipt_for(core.NOT_HIS_TURN, "3") == "не ваш ход"
 
 
 def test_chat_lines():

@@ -14,7 +14,7 @@ from discord_bridge import core, services
 from discord_bridge.models import DiscordLink, VoiceSnapshot
 from games import services as game_services
 
-from .helpers import game_at_mafia_shot, link, user_id
+from .helpers import game_at_mafia_shot, harness_intents, link, user_id
 
 # --- the pure matching -------------------------------------------------------------------
 
@@ -44,7 +44,7 @@ def test_an_ambiguous_name_preselects_nobody():
 
 @pytest_asyncio.fixture
 async def bot():
-    client = bot_module.ProtocolBot()
+    client = bot_module.ProtocolBot(intents=harness_intents())
     await client._async_setup_hook()
     dpytest.configure(client, members=3, voice_channels=1)
     yield client
@@ -59,6 +59,12 @@ def voice_state_payload(guild, member, channel_id):
         "guild_id": str(guild.id), "channel_id": str(channel_id) if channel_id else None, "user_id": str(member.id),
         "session_id": "s", "deaf": False, "mute": False, "self_deaf": False, "self_mute": False,
         "self_video": False, "suppress": False, "request_to_speak_timestamp": None,
+        # A guild's voice state carries its member: how the bot knows the voice channel's
+        # members without the privileged Server Members intent.
+        "member": {
+            "user": {"id": str(member.id), "username": member.name, "discriminator": "0000", "avatar": None, "global_name": None},
+            "nick": member.nick, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": False,
+        },
     }
 
 
