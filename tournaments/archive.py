@@ -156,7 +156,7 @@ SPECS: tuple[ModelSpec, ...] = (
         (
             "id", "host", "title", "created_at", "status", "winner", "ppk", "finished_at", "seq", "public_state",
             "regulations", "seating_seed", "clock_key", "clock_duration_ms", "clock_started_at", "clock_elapsed_ms",
-            "timeout_since", "tech_pause_ended_at", "overlay_delay_seconds", "rated",
+            "timeout_since", "tech_pause_ended_at", "overlay_delay_seconds", "rated", "public_rev", "public_facts", "public_at",
         ),
         users=("host",),
         secrets=("overlay_token",),
