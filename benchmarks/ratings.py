@@ -121,7 +121,7 @@ from games.rules import GameState, Regulations, replay  # noqa: E402
 from games.rules.simulate import random_game  # noqa: E402
 from games.services import _write_results  # noqa: E402
 from players import book, leaderboard  # noqa: E402
-from players.models import Player, PlayerGame, PlayerStats  # noqa: E402
+from players.models import Player, PlayerGame, PlayerMonth, PlayerStats  # noqa: E402
 from players.rating import Book  # noqa: E402
 
 CPU: list[float] = []
@@ -314,10 +314,54 @@ def _db_datetime(value: Any) -> Any:
     return connection.ops.adapt_datetimefield_value(value)
 
 
+def settle(games: int, players: int, red_share: float = 0.55) -> list[tuple[int, float, float]]:
+    """How fast a rating finds a player's true strength: `games` games among `players`
+    simulated players (true strengths from ``strengths``; teams of 7 and 3 drawn at
+    random; red wins with the Elo chance of the mean strengths plus the red side's
+    edge), rated by players/rating.py in memory. Returns, for n counted games, the
+    root-mean-square and the 90th percentile of |rating − 1500 − strength| over
+    every player who has played n games."""
+    from players.rating import CountedGame, handicap
+
+    rng = random.Random(99)
+    power = strengths(players)
+    edge0 = handicap(red_share)
+    ledger = Book()
+    played = [0] * players
+    errors: dict[int, list[float]] = {}
+    marks = (0, 5, 10, 20, 30, 50, 75, 100, 150, 200, 300, 400, 600, 800)
+    for _ in range(games):
+        seated = rng.sample(range(players), 10)
+        red, black = seated[:7], seated[7:]
+        edge = edge0 + sum(power[p] for p in red) / 7 - sum(power[p] for p in black) / 3
+        winner = "red" if rng.random() < 1.0 / (1.0 + 10 ** (-edge / 400.0)) else "black"
+        ledger.play(CountedGame(None, {"red": list(red), "black": list(black)}, winner))
+        for p in seated:
+            played[p] += 1
+            if played[p] in marks:
+                errors.setdefault(played[p], []).append(ledger.rating(p) - 1500.0 - power[p])
+    errors[0] = [-power[p] for p in range(players)]
+    out = []
+    for n in sorted(errors):
+        e = sorted(abs(x) for x in errors[n])
+        out.append((n, math.sqrt(sum(x * x for x in e) / len(e)), e[int(0.9 * (len(e) - 1))]))
+    return out
+
+
+def print_settle(args: argparse.Namespace) -> None:
+    t0 = time.perf_counter()
+    table = settle(args.games, args.players)
+    print(f"rating error by counted games ({args.games} simulated games, {args.players} players, true strengths spread 150; {time.perf_counter() - t0:.1f} s):")
+    print("  games: " + " ".join(f"{n:>5}" for n, _r, _p in table))
+    print("  RMS:   " + " ".join(f"{r:5.0f}" for _n, r, _p in table))
+    print("  p90:   " + " ".join(f"{p:5.0f}" for _n, _r, p in table))
+
+
 def main() -> None:
     from django.core.management import call_command
 
     args = ARGS
+    print_settle(args)
     t0 = time.perf_counter()
     if not CACHE_EXISTS:
         call_command("migrate", verbosity=0)
@@ -399,10 +443,22 @@ def run(args: argparse.Namespace) -> None:
         cpus.append(time.process_time() - c0)
     ib, im = min(runs), statistics.median(runs)
     print(f"incremental update on a game's end: best {ib * 1000:.2f} ms, median {im * 1000:.2f} ms  (aim ≤ 5 ms) [cpu median {statistics.median(cpus) * 1000:.2f} ms]; a full recompute instead: {rb:.2f} s → {rb / im:.0f}×")
-    incremental = sorted(PlayerStats.objects.values_list("player_id", "rating", "games"))
+    incremental = stored_snapshot()
     book.recompute()
-    assert sorted(PlayerStats.objects.values_list("player_id", "rating", "games")) == incremental, "recompute != incremental"
-    print(f"check: recompute equals the incremental result ({RatedGame.objects.count()} counted games, {PlayerGame.objects.count()} player-game rows)")
+    assert stored_snapshot() == incremental, "recompute != incremental"
+    print(f"check: recompute equals the incremental result, every stored row ({RatedGame.objects.count()} counted games, {PlayerGame.objects.count()} player-game rows, {PlayerMonth.objects.count()} player-month rows)")
+
+
+def stored_snapshot() -> list[list[tuple[Any, ...]]]:
+    from players.models import RatedGame
+    from players.statistics import COUNTERS
+
+    return [
+        sorted(PlayerStats.objects.values_list("player_id", "rating", "rated_games", *COUNTERS)),
+        sorted(PlayerMonth.objects.values_list("player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS)),
+        sorted(PlayerGame.objects.values_list("player_id", "game_id", "seat_no", "rated", "rating_before", "rating_after", *COUNTERS)),
+        sorted(RatedGame.objects.values_list("game_id", "base_rate", "red_mean", "black_mean", "red_delta", "games_after", "red_score_after")),
+    ]
 
 
 if __name__ == "__main__":
