@@ -28,6 +28,7 @@ tables). `--distinct` logs are generated and reused with other players.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import shutil
@@ -35,11 +36,10 @@ import statistics
 import sys
 import tempfile
 import time
-import math
 from collections.abc import Callable, Sequence
 from datetime import timedelta
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -343,15 +343,18 @@ def settle(games: int, players: int, red_share: float = 0.55) -> list[tuple[int,
     errors[0] = [-power[p] for p in range(players)]
     out = []
     for n in sorted(errors):
+        if len(errors[n]) < players // 10:
+            continue  # too few players got this far for a figure
         e = sorted(abs(x) for x in errors[n])
         out.append((n, math.sqrt(sum(x * x for x in e) / len(e)), e[int(0.9 * (len(e) - 1))]))
     return out
 
 
-def print_settle(args: argparse.Namespace) -> None:
+def print_settle(games: int = 200_000, players: int = 2000) -> None:
+    """The table behind players/rating.py UNCERTAINTY and PROVISIONAL_GAMES (pure, no database)."""
     t0 = time.perf_counter()
-    table = settle(args.games, args.players)
-    print(f"rating error by counted games ({args.games} simulated games, {args.players} players, true strengths spread 150; {time.perf_counter() - t0:.1f} s):")
+    table = settle(games, players)
+    print(f"rating error by counted games ({games} simulated games, {players} players, true strengths spread 150; {time.perf_counter() - t0:.1f} s):")
     print("  games: " + " ".join(f"{n:>5}" for n, _r, _p in table))
     print("  RMS:   " + " ".join(f"{r:5.0f}" for _n, r, _p in table))
     print("  p90:   " + " ".join(f"{p:5.0f}" for _n, _r, p in table))
@@ -361,7 +364,7 @@ def main() -> None:
     from django.core.management import call_command
 
     args = ARGS
-    print_settle(args)
+    print_settle()
     t0 = time.perf_counter()
     if not CACHE_EXISTS:
         call_command("migrate", verbosity=0)

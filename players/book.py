@@ -333,7 +333,7 @@ def month_of(at: Any) -> date:
 
 
 def _as_date(value: Any) -> date:
-    return date.fromisoformat(value) if isinstance(value, str) else value  # type: ignore[no-any-return]
+    return date.fromisoformat(value) if isinstance(value, str) else value
 
 
 @dataclass

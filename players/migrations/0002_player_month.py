@@ -2,6 +2,33 @@
 
 import django.db.models.deletion
 from django.db import migrations, models
+from django.utils import timezone
+
+
+def fill_months(apps, schema_editor):
+    """Month rows from the stored player-game rows a site already has (the same sums
+    the write path keeps from now on; `recompute_ratings` gives the same rows)."""
+    from players.statistics import COUNTERS
+
+    PlayerGame = apps.get_model("players", "PlayerGame")
+    PlayerMonth = apps.get_model("players", "PlayerMonth")
+    months = {}
+    rows = PlayerGame.objects.order_by("player_id", "finished_at", "game_id").values_list("player_id", "finished_at", "rated", "rating_before", "rating_after", *COUNTERS)
+    for pid, at, rated, before, after, *counts in rows.iterator(chunk_size=5000):
+        key = (pid, timezone.localtime(at).date().replace(day=1))
+        m = months.get(key)
+        if m is None:
+            m = months[key] = {"counts": [0] * len(COUNTERS), "rated": 0, "first": None, "last": None}
+        m["counts"] = [a + b for a, b in zip(m["counts"], counts, strict=True)]
+        if rated:
+            if not m["rated"]:
+                m["first"] = before
+            m["rated"] += 1
+            m["last"] = after
+    PlayerMonth.objects.bulk_create(
+        (PlayerMonth(player_id=pid, month=month, rated_games=m["rated"], rating_first=m["first"], rating_last=m["last"], **dict(zip(COUNTERS, m["counts"], strict=True))) for (pid, month), m in months.items()),
+        batch_size=2000,
+    )
 
 
 class Migration(migrations.Migration):
@@ -60,4 +87,5 @@ class Migration(migrations.Migration):
                 'constraints': [models.UniqueConstraint(fields=('player', 'month'), name='unique_player_month')],
             },
         ),
+        migrations.RunPython(fill_months, migrations.RunPython.noop),
     ]

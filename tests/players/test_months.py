@@ -18,7 +18,14 @@ from players.chart import Point, rating_svg
 from players.models import PlayerMonth, PlayerStats
 from players.rating import PROVISIONAL_GAMES, UNCERTAINTY, uncertainty
 from players.statistics import COUNTERS
-from tests.players.helpers import NAMES, RED_WINS, make_players, random_finished_game, scripted_game, snapshot
+from tests.players.helpers import (
+    NAMES,
+    RED_WINS,
+    make_players,
+    random_finished_game,
+    scripted_game,
+    snapshot,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +54,7 @@ def _spread_over_months(host, n_games: int = 9, seed: int = 30):
 
 def test_month_rows_sum_to_the_players_totals_and_keep_the_rating_after_the_month(host):
     games = _spread_over_months(host)
-    assert {m for m in PlayerMonth.objects.values_list("month", flat=True)} == {_months_ago(k, day=1) for k in range(3)}
+    assert set(PlayerMonth.objects.values_list("month", flat=True)) == {_months_ago(k, day=1) for k in range(3)}
     for stats in PlayerStats.objects.all():
         months = list(PlayerMonth.objects.filter(player_id=stats.player_id).order_by("month"))
         for name in COUNTERS:
