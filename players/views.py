@@ -114,7 +114,8 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "first": f"{points[0].value:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}", "err": f"{band[-1]:.0f}",
         }  # fmt: skip
         svg = chart.rating_svg(points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc, band=band)
-    games = list(PlayerGame.objects.filter(player=player).select_related("game").order_by("-finished_at", "-game_id")[:100])
+    # The game rows only for their titles: their JSON columns (the public state) stay unread.
+    games = list(PlayerGame.objects.filter(player=player).select_related("game").defer("game__public_state", "game__regulations").order_by("-finished_at", "-game_id")[:100])
     for g in games:
         g.delta = (g.rating_after - g.rating_before) if g.rating_after is not None and g.rating_before is not None else None  # type: ignore[attr-defined]
     per_game = line.fouls / line.games if line.games else None
