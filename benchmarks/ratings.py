@@ -46,6 +46,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # figures appear as they are measured, also into a file
 GENERATOR_VERSION = 2  # bump when the generated games change (the cache key holds it)
 
 
