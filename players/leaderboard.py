@@ -184,11 +184,13 @@ def _stored_page(f: Filters) -> tuple[list[Row], int]:
 
 
 def _month_page(f: Filters) -> tuple[list[Row], int]:
-    """A season of whole months from the month rows: one statement sums each player's
-    rows of the season (GROUP BY over the (month, player) index), reads his rating
-    after the season's last counted month and before its first one (two lookups by
-    the unique (player, month) key), filters, ranks and pages in the database; the
-    number of rows comes with the page (COUNT(*) OVER ())."""
+    """A season of whole months from the month rows, in two statements. The first
+    ranks: each player's rows of the season summed (GROUP BY over the (month,
+    player) index) only in what the ranking needs (counted games, or the tab's
+    role games and wins), his rating after the season's last counted month and
+    before its first one (lookups by the unique (player, month) key), filtered,
+    ordered and paged in the database, with the number of rows (COUNT(*) OVER ()).
+    The second sums every counter for the page's players only."""
     q = connection.ops.quote_name
     mt, player, stats = PlayerMonth._meta, Player._meta, PlayerStats._meta
     first, last = f.whole_months or (None, None)
@@ -199,30 +201,30 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
     if last is not None:
         where.append(f"{q('month')} <= %s")
         params.append(connection.ops.adapt_datefield_value(last))
+    in_season = " AND ".join(where)
     pid, table = q(str(mt.get_field("player").column)), q(mt.db_table)
-    sums = ", ".join(f"SUM({q(n)}) AS {q(n)}" for n in COUNTERS)
+    role_sums = "" if f.tab == "rating" else f", SUM({q(f'{f.tab}_games')}) AS tab_games, SUM({q(f'{f.tab}_wins')}) AS tab_wins"
     inner = (
-        f"SELECT {pid} AS pid, {sums}, SUM({q('rated_games')}) AS season_rated, "
+        f"SELECT {pid} AS pid, SUM({q('rated_games')}) AS season_rated{role_sums}, "
         f"MIN(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END) AS first_m, MAX(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END) AS last_m "
-        f"FROM {table} WHERE {' AND '.join(where)} GROUP BY {pid}"
+        f"FROM {table} WHERE {in_season} GROUP BY {pid}"
     )
-    names = ", ".join(f"g.{q(n)}" for n in COUNTERS)
     rating = f"(SELECT x.{q('rating_last')} FROM {table} x WHERE x.{pid} = g.pid AND x.{q('month')} = g.last_m)"
     before = f"(SELECT x.{q('rating_first')} FROM {table} x WHERE x.{pid} = g.pid AND x.{q('month')} = g.first_m)"
     established = f"COALESCE(st.{q('rated_games')}, 0)"
     if f.tab == "rating":
-        tab_games, tab_rate = "z.season_rated", "z.rating"
+        tab_cols, tab_rate = "", "z.rating"
         filters = "z.season_rated >= %s AND z.rating IS NOT NULL" + (" AND z.established >= %s" if f.hides_provisional else "")
         filter_params = [max(1, f.min_games), *([provisional_games()] if f.hides_provisional else [])]
         order = "z.rating DESC, z.season_rated DESC, z.nickname"
     else:
-        tab_games, wins = f"z.{q(f'{f.tab}_games')}", f"z.{q(f'{f.tab}_wins')}"
-        tab_rate = f"CASE WHEN {tab_games} > 0 THEN {wins} * 1.0 / {tab_games} END"
-        filters, filter_params = f"{tab_games} >= %s", [max(1, f.min_games)]
-        order = f"tab_rate DESC, {tab_games} DESC, z.nickname"
+        tab_cols = ", g.tab_games, g.tab_wins"
+        tab_rate = "CASE WHEN z.tab_games > 0 THEN z.tab_wins * 1.0 / z.tab_games END"
+        filters, filter_params = "z.tab_games >= %s", [max(1, f.min_games)]
+        order = "tab_rate DESC, z.tab_games DESC, z.nickname"
     sql = (
-        f"SELECT z.*, {tab_rate} AS tab_rate, COUNT(*) OVER () AS total FROM ("
-        f"SELECT g.pid, p.{q(str(player.get_field('nickname').column))} AS nickname, {names}, g.season_rated, "
+        f"SELECT z.pid, z.nickname, z.season_rated, z.rating, z.rating_before, z.established, {tab_rate} AS tab_rate, COUNT(*) OVER () AS total FROM ("
+        f"SELECT g.pid, p.{q(str(player.get_field('nickname').column))} AS nickname, g.season_rated{tab_cols}, "
         f"{rating} AS rating, {before} AS rating_before, {established} AS established "
         f"FROM ({inner}) g JOIN {q(player.db_table)} p ON p.{q(str(player.pk.column))} = g.pid "
         f"LEFT JOIN {q(stats.db_table)} st ON st.{q(str(stats.pk.column))} = g.pid"
@@ -231,19 +233,20 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *filter_params, f.limit, f.offset])
         data = cursor.fetchall()
-    n = len(COUNTERS)
-    rows, count = [], 0
-    for i, (player_id, nick, *values) in enumerate(data, start=f.offset + 1):
-        counters = {name: int(v or 0) for name, v in zip(COUNTERS, values[:n], strict=True)}
-        season_rated, rating_now, rating_before, established_games, _tab_rate, count = values[n:]
+    if not data:
+        return [], (_month_count(f) if f.offset else 0)
+    ids = [row[0] for row in data]
+    sums = ", ".join(f"SUM({q(n)})" for n in COUNTERS)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {pid}, {sums} FROM {table} WHERE {in_season} AND {pid} IN ({', '.join(['%s'] * len(ids))}) GROUP BY {pid}", [*params, *ids])
+        counters_of = {row[0]: {name: int(v or 0) for name, v in zip(COUNTERS, row[1:], strict=True)} for row in cursor.fetchall()}
+    rows = []
+    for i, (player_id, nick, season_rated, rating_now, rating_before, established_games, _tab_rate, _total) in enumerate(data, start=f.offset + 1):
         delta = rating_now - rating_before if rating_now is not None and rating_before is not None else None
-        row = Row(player_id, nick, rating_now, int(season_rated or 0), counters, delta, rank=i, established=int(established_games))
+        row = Row(player_id, nick, rating_now, int(season_rated or 0), counters_of.get(player_id, {}), delta, rank=i, established=int(established_games))
         row.extra["tab"] = f.tab
         rows.append(row)
-    if not rows and f.offset:
-        # Past the last page: the count still says how many rows there are.
-        return rows, _month_count(f)
-    return rows, int(count)
+    return rows, int(data[0][-1])
 
 
 def _month_count(f: Filters) -> int:
