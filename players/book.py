@@ -15,18 +15,20 @@ End order: ``Game.finished_at``, then the game id.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
 from players.matching import KNOWN, NameIndex
-from players.models import PlayerGame, PlayerStats, RatedGame
+from players.models import PlayerGame, PlayerMonth, PlayerStats, RatedGame
 from players.rating import (
     BLACK,
     RED,
@@ -36,6 +38,8 @@ from players.rating import (
     SideTotals,
 )
 from players.statistics import COUNTERS, seat_counts
+
+_GAMES = COUNTERS.index("games")
 
 
 def rating_settings() -> RatingSettings:
@@ -323,6 +327,23 @@ def replay_from(finished_at: datetime, game_id: int) -> int:
 
 
 @dataclass
+class MonthTotals:
+    counts: list[int]
+    rated_games: int = 0
+    rating_first: float | None = None
+    rating_last: float | None = None
+
+
+def month_of(at: Any) -> date:
+    """The calendar month (its first day) a game ended in, in the site's time zone."""
+    return timezone.localtime(_from_db_datetime(at)).date().replace(day=1)
+
+
+def _as_date(value: Any) -> date:
+    return date.fromisoformat(value) if isinstance(value, str) else value
+
+
+@dataclass
 class Ledger:
     """Players' totals and ratings in memory while games are played (the rebuild
     and the incremental path share it, so both give the same numbers)."""
@@ -332,6 +353,21 @@ class Ledger:
     rated_games: dict[int, int] = field(default_factory=dict)
     player_rows: list[tuple[Any, ...]] = field(default_factory=list)
     rated_rows: list[tuple[Any, ...]] = field(default_factory=list)
+    months: dict[tuple[int, date], MonthTotals] = field(default_factory=dict)
+    touched_months: set[tuple[int, date]] = field(default_factory=set)
+
+    def load_months(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Stored month rows: (player_id, month, rated_games, rating_first, rating_last, *COUNTERS)."""
+        for pid, month, rated, first, last, *counts in rows:
+            self.months[(pid, _as_date(month))] = MonthTotals(list(counts), rated, first, last)
+
+    def month(self, pid: int, month: date) -> MonthTotals:
+        key = (pid, month)
+        self.touched_months.add(key)
+        found = self.months.get(key)
+        if found is None:
+            found = self.months[key] = MonthTotals([0] * len(COUNTERS))
+        return found
 
     def load(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Stored totals rows: (player_id, rating, rated_games, *COUNTERS)."""
@@ -346,10 +382,20 @@ class Ledger:
         come in end order: his rating goes back to the first one's 'before')."""
         pid = row["player_id"]
         mine = self.counters[pid]
+        month = self.month(pid, month_of(row["finished_at"]))
         for i, name in enumerate(COUNTERS):
             mine[i] -= row[name]
+            month.counts[i] -= row[name]
         if row["rated"]:
             self.rated_games[pid] -= 1
+            month.rated_games -= 1
+            # The rewound rows are every row from one position on (a suffix in end
+            # order): the month of his first rewound counted game ends at the rating
+            # he had before it, and every later month has no counted game left.
+            if not month.rated_games:
+                month.rating_first = month.rating_last = None
+            elif first_rated:
+                month.rating_last = row["rating_before"]
             if first_rated:
                 self.book.ratings[pid] = row["rating_before"]
 
@@ -368,21 +414,38 @@ class Ledger:
             result, after = book.play(facts.counted_game())
             self.rated_rows.append((facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score))
         zero = [0] * len(COUNTERS)
+        month_now = month_of(facts.finished_at)
         for seat in facts.seats:
             pid = seat.player_id
             if pid is None:
                 continue
             counts = seat.counts
             self.counters[pid] = [a + b for a, b in zip(self.counters.get(pid, zero), counts, strict=True)]
+            month = self.month(pid, month_now)
+            month.counts = [a + b for a, b in zip(month.counts, counts, strict=True)]
             r_before = r_after = None
             if result is not None:
                 r_before, r_after = before[pid], book.ratings[pid]
                 self.rated_games[pid] = self.rated_games.get(pid, 0) + 1
+                if not month.rated_games:
+                    month.rating_first = r_before
+                month.rated_games += 1
+                month.rating_last = r_after
             self.player_rows.append((pid, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, r_before, r_after, *counts))
 
     def stats_rows(self) -> list[tuple[Any, ...]]:
-        games = COUNTERS.index("games")
-        return [(pid, self.book.ratings.get(pid), self.rated_games.get(pid, 0), *counts) for pid, counts in self.counters.items() if counts[games] > 0]
+        return [(pid, self.book.ratings.get(pid), self.rated_games.get(pid, 0), *counts) for pid, counts in self.counters.items() if counts[_GAMES] > 0]
+
+    def month_rows(self) -> tuple[list[tuple[Any, ...]], list[tuple[int, date]]]:
+        """The touched months to store (MONTH_COLUMNS order) and those left empty."""
+        keep, gone = [], []
+        for key in sorted(self.touched_months):
+            m = self.months[key]
+            if m.counts[_GAMES] > 0:
+                keep.append((key[0], key[1], m.rated_games, m.rating_first, m.rating_last, *m.counts))
+            else:
+                gone.append(key)
+        return keep, gone
 
     def flush_rows(self) -> None:
         _insert(RatedGame, RG_COLUMNS, self.rated_rows)
@@ -394,10 +457,13 @@ def _replay(rewind: set[int], games: list[Game], start: SideTotals | None) -> No
     """Rewind the stored rows of `rewind` games, then play `games` (in end order):
     one read of the rows needed, the arithmetic in memory, bulk writes."""
     facts = _facts(games) if games else []
-    old_rows = list(PlayerGame.objects.filter(game_id__in=rewind).order_by("finished_at", "game_id").values("player_id", "rated", "rating_before", *COUNTERS)) if rewind else []
+    old_rows = list(PlayerGame.objects.filter(game_id__in=rewind).order_by("finished_at", "game_id").values("player_id", "finished_at", "rated", "rating_before", "rating_after", *COUNTERS)) if rewind else []
     pids = {r["player_id"] for r in old_rows} | {s.player_id for f in facts for s in f.seats if s.player_id is not None}
     ledger = Ledger(Book(settings=rating_settings()))
     ledger.load(_stored_totals(pids))
+    moments = [r["finished_at"] for r in old_rows] + [f.finished_at for f in facts]
+    if pids and moments:
+        ledger.load_months(_stored_months(pids, month_of(min(moments))))
     seen_rated: set[int] = set()
     for r in old_rows:
         ledger.unplay(r, r["rated"] and r["player_id"] not in seen_rated)
@@ -419,54 +485,313 @@ def _replay(rewind: set[int], games: list[Game], start: SideTotals | None) -> No
 
 
 def _store_stats(ledger: Ledger, pids: set[int]) -> None:
-    """Upsert the players' totals rows (one statement; a player without games has none)."""
+    """Upsert the players' totals rows and their touched month rows (a player without
+    games has no totals row; a month without games has no row)."""
     rows = ledger.stats_rows()
     gone = pids - {r[0] for r in rows}
     if gone:
         PlayerStats.objects.filter(player_id__in=gone).delete()
+    _upsert(PlayerStats, STATS_COLUMNS, 1, rows)
+    months, empty = ledger.month_rows()
+    if empty:
+        q = Q()
+        for pid, month in empty:
+            q |= Q(player_id=pid, month=month)
+        PlayerMonth.objects.filter(q).delete()
+    _upsert(PlayerMonth, MONTH_COLUMNS, 2, [(pid, _db_date(m), *rest) for pid, m, *rest in months])
+
+
+def _upsert(model: Any, columns: list[str], key_columns: int, rows: list[tuple[Any, ...]]) -> None:
+    """INSERT … ON CONFLICT (the first `key_columns`) DO UPDATE: the same syntax on
+    SQLite (≥ 3.24) and PostgreSQL; one statement."""
     if not rows:
         return
-    table = connection.ops.quote_name(PlayerStats._meta.db_table)
-    cols = [connection.ops.quote_name(_column(PlayerStats, c)) for c in STATS_COLUMNS]
-    updates = ", ".join(f"{c} = excluded.{c}" for c in cols[1:])
+    table = connection.ops.quote_name(model._meta.db_table)
+    cols = [connection.ops.quote_name(_column(model, c)) for c in columns]
+    updates = ", ".join(f"{c} = excluded.{c}" for c in cols[key_columns:])
     placeholders = ", ".join(["%s"] * len(cols))
-    # INSERT … ON CONFLICT DO UPDATE: the same syntax on SQLite (≥ 3.24) and PostgreSQL.
-    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({placeholders}) ON CONFLICT ({cols[0]}) DO UPDATE SET {updates}"
+    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({placeholders}) ON CONFLICT ({', '.join(cols[:key_columns])}) DO UPDATE SET {updates}"
     with connection.cursor() as cursor:
         cursor.executemany(sql, rows)
+
+
+def _stored_months(player_ids: set[int], since: date) -> list[tuple[Any, ...]]:
+    """The players' month rows from `since` on: (player_id, month, rated_games, rating_first, rating_last, *COUNTERS)."""
+    q = connection.ops.quote_name
+    ids = sorted(player_ids)
+    cols = ", ".join(q(_column(PlayerMonth, c)) for c in MONTH_COLUMNS)
+    sql = f"SELECT {cols} FROM {q(PlayerMonth._meta.db_table)} WHERE {q(_column(PlayerMonth, 'player_id'))} IN ({_placeholders(ids)}) AND {q('month')} >= %s"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*ids, _db_date(since)])
+        return list(cursor.fetchall())
+
+
+def _db_date(value: date) -> Any:
+    return connection.ops.adapt_datefield_value(value)
 
 
 PG_COLUMNS = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
 RG_COLUMNS = ["game_id", "finished_at", "base_rate", "red_mean", "black_mean", "expected_red", "red_score", "red_delta", "games_after", "red_score_after"]
 STATS_COLUMNS = ["player_id", "rating", "rated_games", *COUNTERS]
+MONTH_COLUMNS = ["player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS]
 
 
 # --- rebuild -------------------------------------------------------------------------
 
 
-def recompute(*, batch: int = 5000) -> int:
+def rebuild_games_sql() -> tuple[str, list[Any]]:
+    """The games a rebuild plays, in end order, and whether each counts for the
+    rating: (id, finished_at, winner, ppk, counted). Which games count is
+    players.trust's one rule (a tournament of a trusted organizer, or marked rated
+    by a trusted host, issue 22), inlined as a subquery; the incremental path asks
+    the same function (``_facts``)."""
+    from players.trust import counted_games
+
+    q = connection.ops.quote_name
+    g = q(Game._meta.db_table)
+    gid, at = q(_column(Game, "id")), q(_column(Game, "finished_at"))
+    counted_sql, counted_params = counted_games(Game.objects.filter(status=GameStatus.FINISHED)).values("pk").query.sql_with_params()
+    sql = (
+        f"SELECT g.{gid}, g.{at}, g.{q('winner')}, g.{q('ppk')}, CASE WHEN g.{gid} IN ({counted_sql}) THEN 1 ELSE 0 END "
+        f"FROM {g} g WHERE g.{q('status')} = %s AND g.{at} IS NOT NULL ORDER BY g.{at}, g.{gid}"
+    )
+    return sql, [*counted_params, GameStatus.FINISHED]
+
+
+# The statistics line of a seat depends only on these result columns and on the
+# night checks the seat made: the rebuild computes each distinct line once (with
+# players/statistics.py) and writes the seats as (seat, line) pairs.
+LINE_COLUMNS = ("role", "team", "won", "winner", "fouls", "removed_by_fouls", "disqualified", "ppk", "first_night_victim", "best_move_accepted", "best_move_blacks")
+
+
+def recompute(*, batch: int = 20000) -> int:
     """Rebuild every stored row from the games in end order; returns the games played.
 
-    The same arithmetic as the incremental path (``Ledger``, ``Book.play``);
-    the rows are written with plain multi-row INSERTs, since building a million
-    model instances costs more than the rating.
+    One streaming read of the result rows in end order (with each seat's player),
+    one read of the night checks, the arithmetic in memory with the same pure
+    functions as the incremental path (``Book.play``, ``seat_counts``), and bulk
+    writes: the distinct statistics lines and the (seat, line, ratings) pairs go
+    to temporary tables (few values per row; COPY on PostgreSQL), then one
+    INSERT … SELECT per stored table. All inside one transaction.
     """
     from players.services import name_index
 
-    index = name_index()
-    with transaction.atomic():
-        PlayerGame.objects.all().delete()
-        RatedGame.objects.all().delete()
-        PlayerStats.objects.all().delete()
-        ledger = Ledger(Book(settings=rating_settings()))
-        # Plain rows, not model instances: pk, finished_at, winner, ppk, rated are all _facts reads.
-        games: list[Any] = list(Game.objects.filter(status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk").values_list("pk", "finished_at", "winner", "ppk", "rated", named=True))
-        for start in range(0, len(games), batch):
-            for facts in _facts(games[start : start + batch], index):
-                ledger.play(facts)
-            ledger.flush_rows()
-        _insert(PlayerStats, STATS_COLUMNS, ledger.stats_rows())
+    q = connection.ops.quote_name
+    postgres = connection.vendor == "postgresql"
+    settings_ = rating_settings()
+    with transaction.atomic(), _big_page_cache():
+        for model in (PlayerGame, RatedGame, PlayerStats, PlayerMonth):
+            with connection.cursor() as cursor:
+                cursor.execute(f"DELETE FROM {q(model._meta.db_table)}")
+        games_sql, params = rebuild_games_sql()
+        with connection.cursor() as cursor:
+            cursor.execute(games_sql, params)
+            games = cursor.fetchall()
+        if not games:
+            return 0
+        _link_unlinked_seats(name_index())
+        checks = _all_checks()
+        _create_rebuild_tables(postgres)
+        book = Book(settings=settings_)
+        lines: dict[tuple[Any, ...], int] = {}
+        line_rows: list[tuple[Any, ...]] = []
+        line_counts: list[list[tuple[int, int]]] = []  # per line: its non-zero counters (index, value)
+        totals: dict[tuple[int, int], int] = {}  # (player, line) -> seats
+        months: dict[tuple[int, date, int], int] = {}  # (player, month, line) -> seats
+        month_ratings: dict[tuple[int, date], list[Any]] = {}  # (player, month) -> [rated, first, last]
+        rated_games: dict[int, int] = {}
+        ratings, initial = book.ratings, book.settings.initial
+        seats_out: list[tuple[Any, ...]] = []
+        rated_out: list[tuple[Any, ...]] = []
+        month_cache: dict[Any, date] = {}
+        team_of = {RED: RED, BLACK: BLACK}
+        stream = _seat_stream()
+        pending = next(stream, None)
+        for game_id, at, winner, ppk, counted in games:
+            seats = []
+            while pending is not None and pending[0] == game_id:
+                seats.append(pending)
+                pending = next(stream, None)
+            day = str(at)[:10]  # the UTC day (SQLite gives text, PostgreSQL a datetime in UTC)
+            month = month_cache.get(day)
+            if month is None:
+                month = month_of(at)
+                # A UTC day lies in one local month unless it is near a month's edge.
+                if 2 < int(day[8:10]) < 27:
+                    month_cache[day] = month
+            teams: dict[str, list[int | None]] = {RED: [], BLACK: []}
+            seat_lines = []
+            for _gid, seat_no, pid, *result in seats:
+                # Only the Sheriff's and the Don's lines depend on checks.
+                key = (*result, checks.get((game_id, seat_no), ())) if result[0] in CAPTAINS else tuple(result)
+                line = lines.get(key)
+                if line is None:
+                    line = lines[key] = len(line_rows)
+                    made = key[-1] if result[0] in CAPTAINS else ()
+                    counts = seat_counts(dict(zip(LINE_COLUMNS, result, strict=True), seat_no=seat_no), [{"kind": k, "actor_seat": seat_no, "result": r} for k, r in made])
+                    line_rows.append((line, result[0], result[1], bool(result[2]), *counts))
+                    line_counts.append([(i, v) for i, v in enumerate(counts) if v])
+                teams[team_of.get(result[1], RED)].append(pid)
+                seat_lines.append((seat_no, pid, line))
+            result_rating = None
+            if counted:
+                before = [ratings.get(pid, initial) for _s, pid, _l in seat_lines]
+                result_rating, after = book.play(CountedGame(game_id, teams, winner, ppk))
+                rated_out.append((game_id, at, result_rating.base_rate, result_rating.red_mean, result_rating.black_mean, result_rating.expected_red, result_rating.red_score, result_rating.red_delta, after.games, after.red_score))
+            for i, (seat_no, pid, line) in enumerate(seat_lines):
+                if pid is None:
+                    continue
+                key2 = (pid, line)
+                totals[key2] = totals.get(key2, 0) + 1
+                key3 = (pid, month, line)
+                months[key3] = months.get(key3, 0) + 1
+                if result_rating is not None:
+                    r_before, r_after = before[i], ratings[pid]
+                    rated_games[pid] = rated_games.get(pid, 0) + 1
+                    mr = month_ratings.get((pid, month))
+                    if mr is None:
+                        month_ratings[(pid, month)] = [1, r_before, r_after]
+                    else:
+                        mr[0] += 1
+                        mr[2] = r_after
+                    seats_out.append((game_id, seat_no, pid, line, r_before, r_after))
+                else:
+                    seats_out.append((game_id, seat_no, pid, line, None, None))
+            if len(seats_out) >= batch:
+                _copy_rows("players_rebuild_seat", REBUILD_SEAT_COLUMNS, seats_out, postgres)
+                seats_out = []
+        _copy_rows("players_rebuild_seat", REBUILD_SEAT_COLUMNS, seats_out, postgres)
+        _copy_rows("players_rebuild_line", REBUILD_LINE_COLUMNS, line_rows, postgres)
+        _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
+        _insert_player_games()
+        per_player: dict[int, list[int]] = {}
+        for (pid, line), n in totals.items():
+            _add_line(per_player.setdefault(pid, [0] * len(COUNTERS)), line_counts[line], n)
+        _insert(PlayerStats, STATS_COLUMNS, [(pid, ratings.get(pid), rated_games.get(pid, 0), *counts) for pid, counts in per_player.items()])
+        per_month: dict[tuple[int, date], list[int]] = {}
+        for (pid, month, line), n in months.items():
+            _add_line(per_month.setdefault((pid, month), [0] * len(COUNTERS)), line_counts[line], n)
+        _copy_rows(
+            PlayerMonth._meta.db_table,
+            [_column(PlayerMonth, c) for c in MONTH_COLUMNS],
+            [(pid, _db_date(month), *(month_ratings.get((pid, month)) or (0, None, None)), *counts) for (pid, month), counts in sorted(per_month.items())],
+            postgres,
+        )
+        with connection.cursor() as cursor:
+            cursor.execute("DROP TABLE players_rebuild_seat")
+            cursor.execute("DROP TABLE players_rebuild_line")
     return len(games)
+
+
+@contextmanager
+def _big_page_cache() -> Iterator[None]:
+    """SQLite keeps 2 MB of pages by default: the player-game table's indexes take
+    rows in player order, not in end order, and would go to disk page by page."""
+    if connection.vendor != "sqlite":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA cache_size")
+        (old,) = cursor.fetchone()
+        cursor.execute("PRAGMA cache_size = -262144")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute(f"PRAGMA cache_size = {int(old)}")
+
+
+REBUILD_SEAT_COLUMNS = ["game_id", "seat_no", "player_id", "line_id", "rating_before", "rating_after"]
+REBUILD_LINE_COLUMNS = ["line_id", "role", "team", "won", *COUNTERS]
+
+
+CAPTAINS = ("sheriff", "don")
+
+
+def _add_line(into: list[int], nonzero: list[tuple[int, int]], times: int) -> None:
+    for i, v in nonzero:
+        into[i] += v * times
+
+
+def _seat_stream() -> Iterator[tuple[Any, ...]]:
+    """Every finished game's result rows, in end order (seat order within a game):
+    (game_id, seat_no, seat's player, *LINE_COLUMNS), read in chunks from one cursor."""
+    q = connection.ops.quote_name
+    r, g, s = q(SeatResult._meta.db_table), q(Game._meta.db_table), q(GameSeat._meta.db_table)
+    gid, seat = q(_column(SeatResult, "game_id")), q(_column(SeatResult, "seat_no"))
+    cols = ", ".join(f"r.{q(_column(SeatResult, c))}" for c in LINE_COLUMNS)
+    sql = (
+        f"SELECT r.{gid}, r.{seat}, s.{q(_column(GameSeat, 'player_id'))}, {cols} FROM {r} r "
+        f"JOIN {g} g ON g.{q('id')} = r.{gid} "
+        f"LEFT JOIN {s} s ON s.{q(_column(GameSeat, 'game_id'))} = r.{gid} AND s.{q(_column(GameSeat, 'seat_no'))} = r.{seat} "
+        f"WHERE g.{q('status')} = %s AND g.{q('finished_at')} IS NOT NULL ORDER BY g.{q('finished_at')}, g.{q('id')}, r.{seat}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [GameStatus.FINISHED])
+        while chunk := cursor.fetchmany(10000):
+            yield from chunk
+
+
+def _all_checks() -> dict[tuple[int, int], tuple[tuple[str, str], ...]]:
+    """(game, actor seat) -> the Sheriff's or Don's checks he made: (kind, result)."""
+    q = connection.ops.quote_name
+    cols = ", ".join(q(_column(NightAction, c)) for c in ("game_id", "actor_seat", "kind", "result"))
+    sql = f"SELECT {cols} FROM {q(NightAction._meta.db_table)} WHERE {q('kind')} IN (%s, %s) AND {q('actor_seat')} IS NOT NULL ORDER BY {q('id')}"
+    out: dict[tuple[int, int], list[tuple[str, str]]] = defaultdict(list)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, ["sheriff_check", "don_check"])
+        for game_id, actor, kind, result in cursor.fetchall():
+            out[(game_id, actor)].append((kind, result))
+    # Sorted: the line depends on how many checks of each result, not on their order.
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _link_unlinked_seats(index: NameIndex) -> None:
+    ids = sorted(set(GameSeat.objects.filter(player__isnull=True, game__status=GameStatus.FINISHED, game__finished_at__isnull=False).values_list("game_id", flat=True)))
+    for start in range(0, len(ids), 5000):
+        _link_seats(ids[start : start + 5000], index)
+
+
+def _create_rebuild_tables(postgres: bool) -> None:
+    temp = "CREATE TEMPORARY TABLE"
+    tail = " ON COMMIT DROP" if postgres else ""
+    counters = ", ".join(f"{connection.ops.quote_name(c)} INTEGER NOT NULL" for c in COUNTERS)
+    with connection.cursor() as cursor:
+        cursor.execute("DROP TABLE IF EXISTS players_rebuild_seat")
+        cursor.execute("DROP TABLE IF EXISTS players_rebuild_line")
+        cursor.execute(f"{temp} players_rebuild_seat (game_id BIGINT NOT NULL, seat_no INTEGER NOT NULL, player_id BIGINT NOT NULL, line_id INTEGER NOT NULL, rating_before DOUBLE PRECISION, rating_after DOUBLE PRECISION){tail}")
+        cursor.execute(f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, role VARCHAR(16) NOT NULL, team VARCHAR(8) NOT NULL, won BOOLEAN NOT NULL, {counters}){tail}")
+
+
+def _copy_rows(table: str, columns: list[str], rows: list[tuple[Any, ...]], postgres: bool) -> None:
+    if not rows:
+        return
+    with connection.cursor() as cursor:
+        if postgres:
+            raw = cursor.cursor  # the psycopg cursor: COPY, the bulk path of PostgreSQL
+            with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})", rows)
+
+
+def _insert_player_games() -> None:
+    """The stored player-game rows from the temporary (seat, line) pairs: one statement."""
+    q = connection.ops.quote_name
+    target = ", ".join(q(_column(PlayerGame, c)) for c in PG_COLUMNS)
+    source = {
+        "player_id": "t.player_id", "game_id": "t.game_id", "seat_no": "t.seat_no", "finished_at": f"g.{q('finished_at')}",
+        "role": "l.role", "team": "l.team", "won": "l.won", "rated": "t.rating_after IS NOT NULL",
+        "rating_before": "t.rating_before", "rating_after": "t.rating_after",
+    }  # fmt: skip
+    values = ", ".join(source.get(c, f"l.{q(c)}") for c in PG_COLUMNS)
+    sql = (
+        f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT {values} FROM players_rebuild_seat t "
+        f"JOIN players_rebuild_line l ON l.line_id = t.line_id JOIN {q(Game._meta.db_table)} g ON g.{q('id')} = t.game_id"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
 
 
 def _db_datetime(value: datetime) -> Any:

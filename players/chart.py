@@ -18,16 +18,19 @@ class Point:
     value: float
 
 
-def rating_svg(points: Sequence[Point], *, title: str, desc: str, width: int = 640, height: int = 220, pad: int = 34, max_points: int = 300) -> str:
-    """An SVG line chart of the points (the latest `max_points` only)."""
+def rating_svg(points: Sequence[Point], *, title: str, desc: str, band: Sequence[float] = (), width: int = 640, height: int = 220, pad: int = 34, max_points: int = 300) -> str:
+    """An SVG line chart of the points (the latest `max_points` only); `band`, one
+    half-width per point, shades value ± half-width behind the line (how sure the
+    rating is at that point: players/rating.py uncertainty)."""
     pts = list(points)[-max_points:]
+    widths = list(band)[-max_points:] if band else []
     head = f'<svg xmlns="http://www.w3.org/2000/svg" class="rating-chart" viewBox="0 0 {width} {height}" role="img" aria-labelledby="rating-chart-title rating-chart-desc" preserveAspectRatio="xMidYMid meet">'
     parts = [head, f'<title id="rating-chart-title">{escape(title)}</title>', f'<desc id="rating-chart-desc">{escape(desc)}</desc>']
     if not pts:
         parts.append("</svg>")
         return "".join(parts)
-    lo = min(p.value for p in pts)
-    hi = max(p.value for p in pts)
+    lo = min(p.value - (widths[i] if widths else 0.0) for i, p in enumerate(pts))
+    hi = max(p.value + (widths[i] if widths else 0.0) for i, p in enumerate(pts))
     if hi - lo < 20:
         mid = (hi + lo) / 2
         lo, hi = mid - 10, mid + 10
@@ -42,6 +45,10 @@ def rating_svg(points: Sequence[Point], *, title: str, desc: str, width: int = 6
     for v in (lo, (lo + hi) / 2, hi):
         parts.append(f'<line class="grid" x1="{pad}" x2="{width - pad}" y1="{y(v):.1f}" y2="{y(v):.1f}" stroke="#ccc" stroke-width="1"/>')
         parts.append(f'<text class="axis" x="{pad - 4}" y="{y(v) + 4:.1f}" text-anchor="end" font-size="11">{v:.0f}</text>')
+    if widths:
+        upper = [f"{x(i):.1f},{y(p.value + widths[i]):.1f}" for i, p in enumerate(pts)]
+        lower = [f"{x(i):.1f},{y(p.value - widths[i]):.1f}" for i, p in reversed(list(enumerate(pts)))]
+        parts.append(f'<path class="band" d="M{" L".join(upper + lower)} Z" fill="#b22" fill-opacity="0.12" stroke="none"/>')
     path = " ".join(f"{'M' if i == 0 else 'L'}{x(i):.1f},{y(p.value):.1f}" for i, p in enumerate(pts))
     parts.append(f'<path d="{path}" fill="none" stroke="#b22" stroke-width="2"/>')
     for i, p in enumerate(pts):

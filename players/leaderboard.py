@@ -1,19 +1,29 @@
 """The leaderboard and player pages' queries: stored totals, or sums over a season.
 
 Without a season the rows come from ``PlayerStats`` (one row per player,
-kept up to date when games end). With a season (a date range) they are
-summed over ``PlayerGame`` rows of that range; the rating shown is the one
-after the player's last counted game of the range. The ``naive_*`` functions
+kept up to date when games end). A season of whole months (the first of a
+month to the last day of a month, or open on either side) is summed over the
+players' ``PlayerMonth`` rows: at most one row per player and month, ranked
+and paged in the database. A season bounded inside a month is summed over the
+``PlayerGame`` rows of that range (slower: every game of the range; the page
+says so). The rating shown for a season is the one after the player's last
+counted game in it.
+
+*Provisional*: a rating from fewer than ``provisional_games()`` counted games
+(players/rating.py PROVISIONAL_GAMES) has not settled yet; the rating table
+hides those players unless asked to show them. The ``naive_*`` functions
 compute the same from the result rows on every request (the design the
 stored statistics replace; benchmarks/ratings.py compares them).
 """
 
 from __future__ import annotations
 
+import calendar
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models import (
     Count,
@@ -26,7 +36,8 @@ from django.utils import timezone
 
 from games.models import SeatResult
 from games.rules.nicknames import nickname_sort_key
-from players.models import Player, PlayerGame, PlayerStats
+from players.models import Player, PlayerGame, PlayerMonth, PlayerStats
+from players.rating import PROVISIONAL_GAMES
 from players.statistics import COUNTERS, ROLES, rate
 
 TABS = ("rating", *ROLES)
@@ -40,6 +51,21 @@ class Filters:
     min_games: int = 0
     page: int = 1
     limit: int = 100
+    show_provisional: bool = False
+
+    @property
+    def whole_months(self) -> tuple[date | None, date | None] | None:
+        """(first month, last month) when the season is made of whole months (either
+        side may be open), else None (a bound inside a month)."""
+        if self.start is not None and self.start.day != 1:
+            return None
+        if self.end is not None and self.end.day != calendar.monthrange(self.end.year, self.end.month)[1]:
+            return None
+        return self.start, self.end.replace(day=1) if self.end else None
+
+    @property
+    def hides_provisional(self) -> bool:
+        return self.tab == "rating" and not self.show_provisional
 
     @property
     def offset(self) -> int:
@@ -76,6 +102,12 @@ class Row:
     delta: float | None = None
     rank: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    established: int | None = None  # all his counted games (a season's row: not only the season's)
+
+    @property
+    def provisional(self) -> bool:
+        n = self.rated_games if self.established is None else self.established
+        return self.rating is not None and n < provisional_games()
 
     @property
     def games(self) -> int:
@@ -103,11 +135,23 @@ class Row:
         return self.rated_games if tab == "rating" else self.counters.get(f"{tab}_games", 0)
 
 
+def provisional_games() -> int:
+    """Counted games below which a rating is provisional (setting PLAYERS_PROVISIONAL_GAMES)."""
+    return int(getattr(settings, "PLAYERS_PROVISIONAL_GAMES", PROVISIONAL_GAMES))
+
+
 def leaderboard(f: Filters) -> tuple[list[Row], int]:
     """One page of the ranked rows, and how many rows there are in all."""
     if not f.season:
         return _stored_page(f)
+    if f.whole_months is not None:
+        return _month_page(f)
     rows = [r for r in _season_rows(f) if _tab_games(r, f.tab) >= max(1, f.min_games)]
+    established = dict(PlayerStats.objects.filter(player_id__in=[r.player_id for r in rows]).values_list("player_id", "rated_games"))
+    for r in rows:
+        r.established = established.get(r.player_id, 0)
+    if f.hides_provisional:
+        rows = [r for r in rows if not r.provisional]
     if f.tab == "rating":
         rows.sort(key=lambda r: (-(r.rating or 0.0), -r.rated_games, nickname_sort_key(r.nickname)))
     else:
@@ -126,7 +170,8 @@ def _stored_page(f: Filters) -> tuple[list[Row], int]:
     """Ranked in the database from the stored totals: one page is read, never all players."""
     qs = PlayerStats.objects.select_related("player")
     if f.tab == "rating":
-        qs = qs.filter(rated_games__gte=max(1, f.min_games), rating__isnull=False).order_by("-rating", "-rated_games", "player__nickname")
+        least = max(1, f.min_games, provisional_games() if f.hides_provisional else 0)
+        qs = qs.filter(rated_games__gte=least, rating__isnull=False).order_by("-rating", "-rated_games", "player__nickname")
     else:
         games, wins = f"{f.tab}_games", f"{f.tab}_wins"
         qs = qs.filter(**{f"{games}__gte": max(1, f.min_games)}).annotate(tab_rate=ExpressionWrapper(F(wins) * 1.0 / F(games), output_field=FloatField())).order_by("-tab_rate", f"-{games}", "player__nickname")
@@ -137,6 +182,78 @@ def _stored_page(f: Filters) -> tuple[list[Row], int]:
         row.extra["tab"] = f.tab
         rows.append(row)
     return rows, count
+
+
+def _month_page(f: Filters) -> tuple[list[Row], int]:
+    """A season of whole months from the month rows, in two statements. The first
+    ranks: each player's rows of the season summed (GROUP BY over the (month,
+    player) index) only in what the ranking needs (counted games, or the tab's
+    role games and wins), his rating after the season's last counted month and
+    before its first one (lookups by the unique (player, month) key), filtered,
+    ordered and paged in the database, with the number of rows (COUNT(*) OVER ()).
+    The second sums every counter for the page's players only."""
+    q = connection.ops.quote_name
+    mt, player, stats = PlayerMonth._meta, Player._meta, PlayerStats._meta
+    first, last = f.whole_months or (None, None)
+    where, params = ["1 = 1"], []
+    if first is not None:
+        where.append(f"{q('month')} >= %s")
+        params.append(connection.ops.adapt_datefield_value(first))
+    if last is not None:
+        where.append(f"{q('month')} <= %s")
+        params.append(connection.ops.adapt_datefield_value(last))
+    in_season = " AND ".join(where)
+    pid, table = q(str(mt.get_field("player").column)), q(mt.db_table)
+    role_sums = "" if f.tab == "rating" else f", SUM({q(f'{f.tab}_games')}) AS tab_games, SUM({q(f'{f.tab}_wins')}) AS tab_wins"
+    inner = (
+        f"SELECT {pid} AS pid, SUM({q('rated_games')}) AS season_rated{role_sums}, "
+        f"MIN(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END) AS first_m, MAX(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END) AS last_m "
+        f"FROM {table} WHERE {in_season} GROUP BY {pid}"
+    )
+    rating = f"(SELECT x.{q('rating_last')} FROM {table} x WHERE x.{pid} = g.pid AND x.{q('month')} = g.last_m)"
+    before = f"(SELECT x.{q('rating_first')} FROM {table} x WHERE x.{pid} = g.pid AND x.{q('month')} = g.first_m)"
+    established = f"COALESCE(st.{q('rated_games')}, 0)"
+    if f.tab == "rating":
+        tab_cols, tab_rate = "", "z.rating"
+        filters = "z.season_rated >= %s AND z.rating IS NOT NULL" + (" AND z.established >= %s" if f.hides_provisional else "")
+        filter_params = [max(1, f.min_games), *([provisional_games()] if f.hides_provisional else [])]
+        order = "z.rating DESC, z.season_rated DESC, z.nickname"
+    else:
+        tab_cols = ", g.tab_games, g.tab_wins"
+        tab_rate = "CASE WHEN z.tab_games > 0 THEN z.tab_wins * 1.0 / z.tab_games END"
+        filters, filter_params = "z.tab_games >= %s", [max(1, f.min_games)]
+        order = "tab_rate DESC, z.tab_games DESC, z.nickname"
+    sql = (
+        f"SELECT z.pid, z.nickname, z.season_rated, z.rating, z.rating_before, z.established, {tab_rate} AS tab_rate, COUNT(*) OVER () AS total FROM ("
+        f"SELECT g.pid, p.{q(str(player.get_field('nickname').column))} AS nickname, g.season_rated{tab_cols}, "
+        f"{rating} AS rating, {before} AS rating_before, {established} AS established "
+        f"FROM ({inner}) g JOIN {q(player.db_table)} p ON p.{q(str(player.pk.column))} = g.pid "
+        f"LEFT JOIN {q(stats.db_table)} st ON st.{q(str(stats.pk.column))} = g.pid"
+        f") z WHERE {filters} ORDER BY {order} LIMIT %s OFFSET %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, *filter_params, f.limit, f.offset])
+        data = cursor.fetchall()
+    if not data:
+        return [], (_month_count(f) if f.offset else 0)
+    ids = [row[0] for row in data]
+    sums = ", ".join(f"SUM({q(n)})" for n in COUNTERS)
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {pid}, {sums} FROM {table} WHERE {in_season} AND {pid} IN ({', '.join(['%s'] * len(ids))}) GROUP BY {pid}", [*params, *ids])
+        counters_of = {row[0]: {name: int(v or 0) for name, v in zip(COUNTERS, row[1:], strict=True)} for row in cursor.fetchall()}
+    rows = []
+    for i, (player_id, nick, season_rated, rating_now, rating_before, established_games, _tab_rate, _total) in enumerate(data, start=f.offset + 1):
+        delta = rating_now - rating_before if rating_now is not None and rating_before is not None else None
+        row = Row(player_id, nick, rating_now, int(season_rated or 0), counters_of.get(player_id, {}), delta, rank=i, established=int(established_games))
+        row.extra["tab"] = f.tab
+        rows.append(row)
+    return rows, int(data[0][-1])
+
+
+def _month_count(f: Filters) -> int:
+    probe = Filters(**{**f.__dict__, "page": 1, "limit": 1})
+    _rows, count = _month_page(probe)
+    return count
 
 
 def _season_rows(f: Filters) -> list[Row]:

@@ -14,6 +14,9 @@ Terms:
   the rating before and after it. Written when the game ends, removed when its
   end is undone; ``PlayerStats`` holds the sums, so pages never aggregate all
   seats.
+- *month* (``PlayerMonth``): his totals over the games ended in one calendar
+  month, so that a season (from one month to another) sums a few rows per
+  player instead of every game of the season.
 - *counted game* (``RatedGame``): a finished game that moves the rating
   (tournament game, or marked rated by its host), in end order, with the
   running totals of the side base rate (players/rating.py).
@@ -130,8 +133,11 @@ class PlayerStats(Counters):
 
 
 class PlayerGame(Counters):
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games")
-    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="player_games")
+    # No index of their own on the two keys: (player, finished_at, game) and the
+    # unique (game, seat_no) start with them, and every index more is paid on each
+    # of the rebuild's million rows.
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games", db_index=False)
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="player_games", db_index=False)
     seat_no = models.PositiveSmallIntegerField()
     finished_at = models.DateTimeField()
     role = models.CharField(max_length=16)
@@ -148,6 +154,31 @@ class PlayerGame(Counters):
             models.Index(fields=["player", "finished_at", "game"], name="players_pg_history"),
             models.Index(fields=["finished_at"], name="players_pg_finished"),
         ]
+
+
+class PlayerMonth(Counters):
+    """A player's totals over his games ended in one calendar month (in the site's
+    time zone): a season is a sum over a few dozen of these rows per player.
+
+    ``rating_first`` is his rating before his first counted game of the month,
+    ``rating_last`` after his last one (both None when he had no counted game in
+    it): a season's change is the last month's ``rating_last`` minus the first
+    month's ``rating_first`` (no sums of floats, so a rebuild gives the same bits).
+    Kept by the same write path as ``PlayerStats`` (players/book.py)."""
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="months", db_index=False)
+    month = models.DateField()  # the first day of the month
+    rated_games = models.PositiveIntegerField(default=0)
+    rating_first = models.FloatField(null=True, blank=True)
+    rating_last = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["player", "month"]
+        constraints = [models.UniqueConstraint(fields=["player", "month"], name="unique_player_month")]
+        indexes = [models.Index(fields=["month", "player"], name="players_month_season")]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.month:%Y-%m}"
 
 
 class RatedGame(models.Model):

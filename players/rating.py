@@ -22,6 +22,16 @@ Formula (shown to players on the «Как считается рейтинг» pa
 
 Everything here is a function of the ordered list of counted games, so a
 rebuild from the games in end order gives exactly the incremental result.
+
+How sure a rating is: a player's first games move him from 1500 towards where
+he belongs, so a rating from few games says little. Below
+``PROVISIONAL_GAMES`` counted games it is *provisional* (marked, and left out
+of the main table by default), and ``uncertainty(n)`` is the typical distance
+between a rating after n counted games and the player's true strength — the
+band on his chart. Both were measured, not guessed: benchmarks/ratings.py
+plays 100,000 games among 4,000 simulated players with known strengths
+(spread 150 points) and prints that distance by games played; UNCERTAINTY
+below is its output (K = 20).
 """
 
 from __future__ import annotations
@@ -40,6 +50,36 @@ class RatingSettings:
     initial: float = 1500.0
     min_base: float = 0.05
     max_base: float = 0.95
+
+
+# Root-mean-square distance (rating points) between a rating after n counted
+# games and the player's true strength, measured by benchmarks/ratings.py
+# (the settle table it prints first: 200,000 simulated games, 2,000 players,
+# strengths spread 150, K = 20). It starts at the spread of strengths (everybody
+# at 1500) and settles near 97 after ~300 games: with K = 20 and teams of ten one
+# game says little about one player. Between the measured n it is interpolated;
+# past the last one it stays.
+UNCERTAINTY: tuple[tuple[int, float], ...] = (
+    (0, 151.0), (5, 148.0), (10, 146.0), (20, 141.0), (30, 136.0), (50, 127.0),
+    (75, 120.0), (100, 115.0), (150, 109.0), (200, 103.0), (300, 98.0),
+)  # fmt: skip
+
+# Counted games below which a rating is provisional: where the typical error has
+# come halfway from its start (151) to where it settles (97), i.e. ~124 — between
+# the measured 50 (127) and 75 (120) games. A club with a few games a month may
+# lower it (setting PLAYERS_PROVISIONAL_GAMES).
+PROVISIONAL_GAMES = 60
+
+
+def uncertainty(games: int) -> float:
+    """The typical error of a rating after this many counted games (the chart's band)."""
+    table = UNCERTAINTY
+    if games <= table[0][0]:
+        return table[0][1]
+    for (n0, e0), (n1, e1) in zip(table, table[1:], strict=False):
+        if games <= n1:
+            return e0 + (e1 - e0) * (games - n0) / (n1 - n0)
+    return table[-1][1]
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import calendar
 from datetime import date
 from io import BytesIO
 from typing import Any
@@ -27,7 +28,7 @@ from players.models import (
     PlayerMerge,
     PlayerStats,
 )
-from players.rating import RatingSettings
+from players.rating import UNCERTAINTY, RatingSettings, uncertainty
 from players.statistics import COUNTERS, Line, role_rows
 
 
@@ -126,11 +127,16 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     line, stats = _totals(player)
     history = list(PlayerGame.objects.filter(player=player, rated=True).order_by("finished_at", "game_id").values_list("finished_at", "rating_after", "game_id"))
     points = [chart.Point(formats.date_format(at, "SHORT_DATE_FORMAT"), float(r)) for at, r, _g in history if r is not None]
+    # The n-th counted game's point carries the typical error after n games.
+    band = [uncertainty(n) for n, (_at, r, _g) in enumerate(history, start=1) if r is not None]
     svg = ""
     if points:
-        desc = _("Рейтинг после каждой учтённой игры: от %(first)s до %(last)s, сейчас %(now)s.") % {"first": f"{points[0].value:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}"}
-        svg = chart.rating_svg(points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc)
-    games = list(PlayerGame.objects.filter(player=player).select_related("game").order_by("-finished_at", "-game_id")[:100])
+        desc = _("Рейтинг после каждой учтённой игры: от %(first)s до %(last)s, сейчас %(now)s; полоса — обычная погрешность после такого числа игр (сейчас ±%(err)s).") % {
+            "first": f"{points[0].value:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}", "err": f"{band[-1]:.0f}",
+        }  # fmt: skip
+        svg = chart.rating_svg(points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc, band=band)
+    # The game rows only for their titles: their JSON columns (the public state) stay unread.
+    games = list(PlayerGame.objects.filter(player=player).select_related("game").defer("game__public_state", "game__regulations").order_by("-finished_at", "-game_id")[:100])
     for g in games:
         g.delta = (g.rating_after - g.rating_before) if g.rating_after is not None and g.rating_before is not None else None  # type: ignore[attr-defined]
     per_game = line.fouls / line.games if line.games else None
@@ -140,6 +146,9 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "player": player,
             "stats": stats,
+            "provisional": stats is not None and stats.rating is not None and stats.rated_games < leaderboard.provisional_games(),
+            "provisional_games": leaderboard.provisional_games(),
+            "uncertainty": uncertainty(stats.rated_games) if stats is not None else None,
             "line": line,
             "roles": role_rows(line),
             "fouls_per_game": per_game,
@@ -188,8 +197,13 @@ def head_to_head(request: HttpRequest, pk: int, other: int) -> HttpResponse:
     return render(request, "players/head_to_head.html", {"a": a, "b": b, "rows": rows, "summary": summary})
 
 
-def _date(value: str) -> date | None:
+def _date(value: str, *, end: bool = False) -> date | None:
+    """A day (YYYY-MM-DD) or a month (YYYY-MM: its first day, or its last one for the
+    season's end); anything else is no bound."""
     try:
+        if len(value) == 7:
+            first = date.fromisoformat(value + "-01")
+            return first.replace(day=calendar.monthrange(first.year, first.month)[1]) if end else first
         return date.fromisoformat(value) if value else None
     except ValueError:
         return None
@@ -205,7 +219,10 @@ def _filters(request: HttpRequest) -> Filters:
         page = max(1, min(100000, int(request.GET.get("page", "1") or 1)))
     except ValueError:
         page = 1
-    return Filters(tab=tab if tab in TABS else "rating", start=_date(request.GET.get("from", "")), end=_date(request.GET.get("to", "")), min_games=min_games, page=page)
+    return Filters(
+        tab=tab if tab in TABS else "rating", start=_date(request.GET.get("from", "")), end=_date(request.GET.get("to", ""), end=True),
+        min_games=min_games, page=page, show_provisional=request.GET.get("provisional") == "1",
+    )  # fmt: skip
 
 
 def ratings(request: HttpRequest) -> HttpResponse:
@@ -225,10 +242,31 @@ def ratings(request: HttpRequest) -> HttpResponse:
         "prev_page": f.page - 1 if f.page > 1 else None,
         "next_page": f.page + 1 if f.page < pages else None,
         "pages": pages,
+        "provisional_games": leaderboard.provisional_games(),
+        "month_season": f.whole_months is not None,
+        "current_season": _current_season(),
+        "toggle_provisional_query": _toggled(base, "provisional", "1"),
     }
     if request.GET.get("fragment") or getattr(request, "htmx", False):
         return render(request, "players/ratings.html#leaderboard", ctx)
     return render(request, "players/ratings.html", ctx)
+
+
+def _current_season() -> dict[str, str]:
+    """The current season's bounds for the form: this calendar year up to this month."""
+    from django.utils import timezone
+
+    today = timezone.localdate()
+    return {"from": f"{today.year}-01", "to": f"{today:%Y-%m}"}
+
+
+def _toggled(query: Any, key: str, value: str) -> str:
+    q = query.copy()
+    if q.get(key) == value:
+        q.pop(key)
+    else:
+        q[key] = value
+    return str(q.urlencode())
 
 
 def _tab_label(tab: str) -> str:
@@ -269,7 +307,7 @@ def how_rating_works(request: HttpRequest) -> HttpResponse:
     from django.conf import settings
 
     conf = RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
-    return render(request, "players/how.html", {"conf": conf})
+    return render(request, "players/how.html", {"conf": conf, "provisional_games": leaderboard.provisional_games(), "uncertainty_table": UNCERTAINTY})
 
 
 def pending(request: HttpRequest) -> HttpResponse:

@@ -80,13 +80,14 @@ def random_finished_game(host: Any, players: list[str], rng: random.Random, *, r
 
 def snapshot() -> list[tuple[Any, ...]]:
     """Every stored total, for comparing two ways of getting there."""
-    from players.models import PlayerGame, RatedGame
+    from players.models import PlayerGame, PlayerMonth, RatedGame
     from players.statistics import COUNTERS
 
     stats = sorted((s.player_id, s.rating, s.rated_games, *(getattr(s, n) for n in COUNTERS)) for s in PlayerStats.objects.all())
     games = sorted(PlayerGame.objects.values_list("player_id", "game_id", "rating_before", "rating_after", "rated", "games", "wins"))
     rated = sorted(RatedGame.objects.values_list("game_id", "base_rate", "red_delta", "games_after", "red_score_after"))
-    return [tuple(stats), tuple(games), tuple(rated)]
+    months = sorted(PlayerMonth.objects.values_list("player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS))
+    return [tuple(stats), tuple(games), tuple(rated), tuple(months)]
 
 
 def rating(player: Player) -> float | None:

@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 from games.models import GameSeat
 from players import book, decisions, services
 from players.models import LinkDecision, Player, PlayerGame, PlayerStats
-from tests.players.helpers import NAMES, make_players, scripted_game, snapshot
+from tests.players.helpers import NAMES, make_players, scripted_game, snapshot, trusted
 from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +89,7 @@ def test_create_and_search_from_the_queue(client, host):
 
 
 def test_an_organizer_decides_a_participant_and_his_table_seats_follow(client, host, django_user_model):
-    organizer = django_user_model.objects.create_user(username="org")
+    organizer = trusted(django_user_model.objects.create_user(username="org"))  # his tournament counts (issue 22)
     t = tournament_services.tournament_create(name="Cup", organizer=organizer)
     make_players()
     burye = services.player_create(nickname="Бурый")
