@@ -309,7 +309,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"one_line_client_errors": {"()": "mafia_protocol.log_filters.OneLineClientErrors"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Times with their UTC offset; LOG_FORMAT=json: one JSON object a line (mafia_protocol/log_format.py).
+    "formatters": {
+        "plain": {"()": "mafia_protocol.log_format.OffsetFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "mafia_protocol.log_format.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json" if os.environ.get("LOG_FORMAT", "").lower() == "json" else "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
         name: {"filters": ["one_line_client_errors"], "level": os.environ.get("LOG_LEVEL", "WARNING")}
