@@ -19,6 +19,8 @@ $(STAMP): $(PY) pyproject.toml
 	@touch $(STAMP)
 
 setup: $(STAMP)
+	@# A .po conflict merges as a union of both catalogues (msgcat); `make messages` then normalises.
+	@git rev-parse --git-dir >/dev/null 2>&1 && git config merge.pocat.driver 'msgcat --use-first -o %A.merged %A %B && mv %A.merged %A' || true
 	@# The compiled .mo catalogues are build output, never committed (they cannot be merged).
 	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0
 	$(PY) manage.py migrate --noinput --verbosity 0
@@ -52,9 +54,12 @@ lint: setup
 	$(VENV)/bin/mypy games tournaments players mafia_protocol discord_bridge
 	$(VENV)/bin/lint-imports  # the walls between the parts ([tool.importlinter] in pyproject.toml)
 
+# Deterministic (games/management/commands/makemessages.py): no locations, sorted, no fuzzy
+# guesses; CI fails when it would change a catalogue or a message lacks a translation.
 messages: $(STAMP)
 	$(PY) manage.py makemessages -l en -l ru --ignore=.venv --ignore=benchmarks --ignore=tests --ignore=staticfiles --ignore=var
-	$(PY) manage.py compilemessages --ignore=.venv
+	$(PY) manage.py compilemessages --ignore=.venv --verbosity 0
+	$(PY) scripts/check_catalogues.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from games import clock
 from games.models import Game
-from games.rules import GameState, Regulations, replay
+from games.rules import GameState, Regulations, replay_as_recorded
 
 
 def game_regulations(game: Game) -> Regulations:
@@ -28,14 +28,23 @@ def game_state(game: Game) -> GameState:
     """The engine state of a game at its current revision.
 
     A replay of its active actions, memoized (see the module's docstring).
-    Callers get a copy, so nobody can alter the cached one.
+    Callers get a copy, so nobody can alter the cached one. A stored action
+    that today's rules refuse (a log recorded under an earlier reading,
+    issue 21) is skipped, not fatal: the game stays readable (see
+    games.rules.replay_as_recorded).
     """
     key = _state_key(game)
     cached = _STATE_CACHE.get(key)
     if cached is None:
-        cached = replay(game.action_payloads(), game_regulations(game))
+        cached = replay_stored(game.action_payloads(), game_regulations(game))
         _remember_state(key, cached)
     return cached.copy()
+
+
+def replay_stored(actions: list[dict[str, Any]], regulations: Regulations) -> GameState:
+    """The state of a stored log: actions today's rules refuse are skipped."""
+    state, _refused = replay_as_recorded(actions, regulations)
+    return state
 
 
 def game_export_log(*, game: Game) -> dict[str, Any]:

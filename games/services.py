@@ -33,6 +33,7 @@ from games.models import (
 from games.reading import (
     _remember_state,
     _state_key,
+    replay_stored,
     running_tech_pause,
 )
 from games.reading import (
@@ -51,7 +52,6 @@ from games.rules import (
     apply,
     check_title,
     new_state,
-    replay,
     validate_action,
     validate_log,
 )
@@ -178,7 +178,7 @@ def game_undo_last_action(*, game: Game, expected_seq: int | None, by: Any) -> O
             model.objects.filter(action=last).delete()
         # A fresh replay: the cache holds states by revision, and the revision
         # only moves on below.
-        after = replay(locked.action_payloads(), game_regulations(locked))
+        after = replay_stored(locked.action_payloads(), game_regulations(locked))
         locked.seq += 1
         _sync_after_change(locked, before, after)
         _schedule_broadcast(locked)
@@ -195,7 +195,7 @@ def game_rebuild_projection(*, game: Game) -> GameState:
         for model in (Nomination, Vote, Penalty, NightAction):
             model.objects.filter(game=locked).delete()
         actions = list(locked.active_actions())
-        state = replay([a.payload for a in actions], game_regulations(locked))
+        state = replay_stored([a.payload for a in actions], game_regulations(locked))
         _project_new_entries(locked, state, dict(enumerate(actions)))
         _sync_seats(locked, state)
         _sync_results(locked, state)
@@ -557,7 +557,8 @@ def _write_results(game: Game, state: GameState) -> None:
                 grey_cards=sum(1 for p in mine if p["kind"] == "grey_card"),
                 # From the penalties, not from `how`: a removing penalty during
                 # his own last word keeps his left entry (W3) yet still counts.
-                disqualified=any(p["kind"] == "disqualify" or (p["kind"] == "warning" and (p.get("count") or 0) >= regs.warnings_to_remove) for p in mine),
+                # A 2nd warning after leaving (RULES F19) removes nobody: not a disqualification.
+                disqualified=any(p["kind"] == "disqualify" or (p["kind"] == "warning" and (p.get("count") or 0) >= regs.warnings_to_remove and not p.get("after_leaving")) for p in mine),
                 removed_by_fouls=any(p["kind"] == "foul" and (p.get("count") or 0) >= regs.fouls_to_remove for p in mine),
                 ppk=any(p["kind"] == "ppk" for p in mine),
                 first_night_victim=first_night_victim == seat_no,

@@ -13,6 +13,7 @@ websocket_urlpatterns: list[URLPattern] = [
     path("ws/games/<int:game_id>/overlay/", overlay_socket, name="ws-overlay"),
     # The host's Discord events: the session identifies the host (AuthMiddlewareStack).
     path("ws/games/<int:game_id>/host/", AuthMiddlewareStack(host_socket), name="ws-host"),
-    path("ws/tournaments/<int:tournament_id>/standings/", standings_socket, name="ws-tournament-standings"),
+    # The session tells organizers and table hosts (the live table) from the public.
+    path("ws/tournaments/<int:tournament_id>/standings/", AuthMiddlewareStack(standings_socket), name="ws-tournament-standings"),
     path("ws/ratings/", ratings_socket, name="ws-ratings"),
 ]

@@ -3,7 +3,8 @@ public board, the stream overlay, the protocol lines and the workbook.
 
 The game is the scenario log W1_shot_leaves_two_v_two_black_wins_at_shot_…:
 reds 1, 5, 7 against blacks 8, 9 (Sheriff 5, Don 8), Night 1: 8 and 9 shoot
-1, which leaves 2 against 2 — black has won at the shot, no check steps, the
+1, which leaves 2 against 2 — black has won at the shot, no check steps; 1
+keeps his N1 best move (RULES W1 INTERP, issue 21: 8, 9 accepted), then the
 morning and 1's last word (W2), then 9 is disqualified (W3), then finished.
 """
 
@@ -47,7 +48,7 @@ def play_until(host, last_do: str, *, through_all: bool = False):
 def test_board_and_overlay_show_the_winner_from_the_shot_without_roles(host):
     game = play_until(host, "shots")
     assert game.status == "running" and game.public_state["winner"] == "black"
-    assert game.public_state["step"] == "last_word" and game.public_state["speaker"] == 1
+    assert game.public_state["step"] == "best_move" and game.public_state["speaker"] is None  # W1: his best move
     with override("ru"):
         view = board.public_view(game)
         assert view["decided"] and view["result"] == "Победа чёрных"
@@ -70,7 +71,7 @@ def test_console_shows_the_decided_night_without_check_steps(host):
     html = client.get(reverse("games:console", args=[game.pk])).content.decode()
     assert "Результат решён" in html and "(W2)" in html
     state = services.game_state(game)
-    assert state.step == "last_word" and state.checks == []
+    assert state.step == "best_move" and state.checks == []  # W1 INTERP: his best move is held
     assert protocol_text.step_name(state.step) != protocol_text.step_name("don_check")
     assert "проверяет (N4)" not in html  # no check panel: the Night ended at the shot
     # The same table with a miss (not deciding): the Don's check panel is there.
@@ -87,7 +88,9 @@ def test_protocol_lines_say_the_shot_decided_and_list_no_checks(host):
     with override("ru"):
         lines = [line.full for line in protocol_text.replay_lines(scenario_actions()).lines]
     shot = next(line for line in lines if "выстрел в №1" in line)
-    assert "№1 покидает игру" in shot and "выстрел решил игру (W1)" in shot and "Победа чёрных" in shot
+    assert "выстрел решил игру (W1)" in shot and "Победа чёрных" in shot and "лучший ход за убитым" in shot
+    best = next(line for line in lines if "лучший ход №1" in line)
+    assert "№1 покидает игру" in best  # the morning comes after his best move
     assert not any("проверил" in line or "не проверял" in line for line in lines)
     assert lines[-1].endswith("игра окончена")
 
@@ -104,5 +107,5 @@ def test_nights_sheet_records_the_night_as_played(host):
     assert row[4] == "убит 1 P1 — игра решена выстрелом (W1)"
     assert row[5] == "не проводилась (W1)" and row[6] is None
     assert row[7] == "не проводилась (W1)" and row[8] is None
-    assert row[9] is None  # no best move was held
+    assert row[9] == "1: 8, 9 — принят, чёрных: 2"  # RULES W1 INTERP: his best move was held
     assert ws.max_row == 2

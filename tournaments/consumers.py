@@ -14,17 +14,21 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
-from tournaments import live
+from tournaments import live, visibility
 from tournaments.models import Tournament
 
 CLOSE_NOT_FOUND = 4404
 
 
 @database_sync_to_async  # type: ignore[untyped-decorator]
-def _snapshot(tournament_id: int) -> dict[str, str] | None:
-    if not Tournament.objects.filter(pk=tournament_id).exists():
+def _snapshot(tournament_id: int, user: Any) -> tuple[dict[str, str], bool] | None:
+    """The first frame, and whether this client follows the live table (organizers and
+    table hosts, tournaments.visibility) rather than the public one."""
+    tournament = Tournament.objects.filter(pk=tournament_id).first()
+    if tournament is None:
         return None
-    return live.standings_fragments(tournament_id)
+    staff = visibility.sees_live_standings(tournament, user)
+    return live.standings_fragments(tournament_id, public=not staff), staff
 
 
 class StandingsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
@@ -35,11 +39,12 @@ class StandingsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]
         codes = [c for c, _n in settings.LANGUAGES]
         lang = (query.get("lang") or [""])[-1]
         self.lang = lang if lang in codes else settings.LANGUAGE_CODE
-        snapshot = await _snapshot(self.tournament_id)
-        if snapshot is None:
+        found = await _snapshot(self.tournament_id, self.scope.get("user"))
+        if found is None:
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        self.group = live.group_name(self.tournament_id)
+        snapshot, staff = found
+        self.group = live.group_name(self.tournament_id, live=staff)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.send(text_data=self._pick(snapshot))

@@ -18,6 +18,7 @@ from games import exports as game_exports
 from games.exports import cells
 from games.models import GameStatus
 from tournaments import standings as st
+from tournaments import visibility
 from tournaments.models import Table, Tournament
 
 LABELS: dict[str, dict[str, Any]] = {
@@ -159,12 +160,15 @@ def write_standings_sheet(workbook: Any, data: st.Standings, lang: str = "ru", *
     return ws
 
 
-def _protocol_tables(tournament: Tournament) -> list[tuple[Table, int, bool]]:
-    """(table, game id, annulled) of every game over, in tournament order; a
-    table's annulled games (W6, replayed) come before the game that replaced them."""
+def _protocol_tables(tournament: Tournament, rounds: list[int] | None = None) -> list[tuple[Table, int, bool]]:
+    """(table, game id, annulled) of every game over (of the `rounds` given), in tournament
+    order; a table's annulled games (W6, replayed) come before the game that replaced them."""
     over = [GameStatus.FINISHED, GameStatus.ANNULLED]
+    in_tournament = Table.objects.filter(round__stage__tournament=tournament)
+    if rounds is not None:
+        in_tournament = in_tournament.filter(round_id__in=rounds)
     tables = list(
-        Table.objects.filter(round__stage__tournament=tournament)
+        in_tournament
         .filter(Q(game__status__in=over) | Q(annulled_games__isnull=False))
         .distinct()
         .select_related("round__stage", "game")
@@ -180,11 +184,13 @@ def _protocol_tables(tournament: Tournament) -> list[tuple[Table, int, bool]]:
     return out
 
 
-def build_tournament_workbook(tournament: Tournament, lang: str = "ru") -> Any:
+def build_tournament_workbook(tournament: Tournament, lang: str = "ru", *, public: bool = False) -> Any:
+    """`public`: the workbook anyone may download — with hidden results, the standings and the
+    protocols of the rounds the public sees only (tournaments.visibility)."""
     lang = game_exports.normalize_lang(lang)
-    data = st.compute(tournament)
+    data = st.compute(tournament, public=public)
     wb = game_exports.new_workbook()
-    games = _protocol_tables(tournament)
+    games = _protocol_tables(tournament, visibility.public_round_ids(tournament) if public else None)
     rounds = sorted({(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb, _gid, _a in games}, key=lambda x: (x[1], x[2]))
     write_standings_sheet(wb, data, lang, rounds=rounds)
     if games:
@@ -211,8 +217,8 @@ def build_tournament_workbook(tournament: Tournament, lang: str = "ru") -> Any:
     return wb
 
 
-def tournament_workbook_bytes(tournament: Tournament, lang: str = "ru") -> bytes:
-    return game_exports.workbook_bytes(build_tournament_workbook(tournament, lang))
+def tournament_workbook_bytes(tournament: Tournament, lang: str = "ru", *, public: bool = False) -> bytes:
+    return game_exports.workbook_bytes(build_tournament_workbook(tournament, lang, public=public))
 
 
 def save_tournament_workbook(tournament: Tournament, fileobj: IO[bytes] | str, lang: str = "ru") -> None:

@@ -50,6 +50,18 @@ class Tournament(models.Model):
     scoring = models.JSONField(_("система подсчёта"), default=default_scoring, blank=True)
     scoring_preset = models.CharField(_("шаблон подсчёта"), max_length=32, blank=True, default=DEFAULT_PRESET)
     scoring_revision = models.PositiveIntegerField(_("версия подсчёта"), default=1)
+    # Hidden results (gomafia's flag): the public standings — the page, its live
+    # socket, the workbook and the players' tournament pages — show the
+    # tournament as it stood at the end of this round; organizers and the
+    # tournament's table hosts keep seeing the live table (tournaments.visibility).
+    standings_frozen_after = models.ForeignKey(
+        "Round", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("таблица скрыта после тура")
+    )
+    standings_frozen_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # What the public live socket last carried (a digest of the public fragments):
+    # a push whose public content did not change sends no public frame at all, so
+    # the public socket's rhythm cannot tell that a later game finished.
+    public_standings_digest = models.CharField(max_length=64, blank=True, default="", editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

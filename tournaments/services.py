@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import services as game_services
@@ -40,6 +42,8 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.scoring import DEFAULT_PRESET, PRESETS, D, ScoringPolicy
+
+log = logging.getLogger(__name__)
 
 TABLE_SIZE = seating.TABLE_SIZE
 _CONTROL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")
@@ -525,6 +529,26 @@ def _checked_extra(policy: ScoringPolicy, seat_no: Any, points: Decimal | str | 
     except RuleViolation as exc:
         raise TournamentError(_("Комментарий: не длиннее 300 символов, без управляющих символов."), "comment") from exc
     return value, text
+
+
+# --- hidden results ------------------------------------------------------------------------------
+
+
+def tournament_hide_standings(*, tournament: Tournament, after_round: Round | None, by: Any) -> Tournament:
+    """Hide the public standings after `after_round` (None: publish them again, at once).
+
+    The public surfaces then count only that round and those before it
+    (tournaments.visibility); the change itself is public, so it is pushed."""
+    if after_round is not None and after_round.stage.tournament_id != tournament.pk:
+        raise TournamentError(_("Этот тур не из этого турнира."), "round")
+    with transaction.atomic():
+        Tournament.objects.filter(pk=tournament.pk).update(
+            standings_frozen_after=after_round, standings_frozen_at=timezone.now() if after_round is not None else None
+        )
+        tournament.refresh_from_db()
+        log.info("tournament %s: standings %s by user %s", tournament.pk, f"hidden after round {after_round.pk}" if after_round else "published", getattr(by, "pk", None))
+        _push_after_commit(tournament.pk)
+    return tournament
 
 
 # --- internals ------------------------------------------------------------------------------------

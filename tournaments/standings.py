@@ -21,6 +21,7 @@ from typing import Any
 
 from games.models import GameStatus, Penalty, SeatResult
 from games.rules.regulations import Regulations
+from tournaments import visibility
 from tournaments.models import (
     ExtraPoints,
     Participant,
@@ -86,10 +87,15 @@ class AnnulledGame:
     order: tuple[int, int, int]
 
 
-def annulled_history(tournament: Tournament, participant_id: int) -> list[AnnulledGame]:
-    """The annulled games at the tables where the participant was seated, in tournament order."""
+def annulled_history(tournament: Tournament, participant_id: int, *, public: bool = False) -> list[AnnulledGame]:
+    """The annulled games at the tables where the participant was seated, in tournament order
+    (`public`: only the rounds the public standings show)."""
+    seats = TableSeat.objects.filter(participant_id=participant_id, table__round__stage__tournament=tournament)
+    rounds = visibility.public_round_ids(tournament) if public else None
+    if rounds is not None:
+        seats = seats.filter(table__round_id__in=rounds)
     seats = (
-        TableSeat.objects.filter(participant_id=participant_id, table__round__stage__tournament=tournament)
+        seats
         .select_related("table__round__stage", "table__game")
         .prefetch_related("table__annulled_games")
     )
@@ -172,23 +178,32 @@ class Standings:
     lines: list[Line]
     stage: Stage | None = None
     games: int = 0
+    # Set when these are the public standings of a tournament whose results are
+    # hidden after a round (tournaments.visibility): the last round they count.
+    frozen_after: Any = None
 
     def by_participant(self) -> dict[int | None, Standing]:
         return {r.participant_id: r for r in self.rows}
 
 
-def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, with_seats: bool = False) -> tuple[list[Line], dict[int, dict[str, Any]]]:
-    """The counted lines of a tournament (optionally one stage), and table info by game id.
+def tournament_lines(
+    tournament: Tournament, *, stage: Stage | None = None, with_seats: bool = False, rounds: list[int] | None = None
+) -> tuple[list[Line], dict[int, dict[str, Any]]]:
+    """The counted lines of a tournament (optionally one stage, or only the `rounds` given:
+    the public view of hidden results), and table info by game id.
 
     Five queries whatever the size, each filtered by joins (no long IN
-    lists); `with_seats` also reads the best moves' seats (JSON, for the
-    player history only).
+    lists: `rounds` is a tournament's handful of rounds); `with_seats` also
+    reads the best moves' seats (JSON, for the player history only).
     """
     tables = Table.objects.filter(round__stage__tournament=tournament, game__status=GameStatus.FINISHED)
     games: dict[str, Any] = {"game__tournament_table__round__stage__tournament": tournament, "game__status": GameStatus.FINISHED}
     if stage is not None:
         tables = tables.filter(round__stage=stage)
         games["game__tournament_table__round__stage"] = stage
+    if rounds is not None:
+        tables = tables.filter(round_id__in=rounds)
+        games["game__tournament_table__round_id__in"] = rounds
     info: dict[int, dict[str, Any]] = {}
     for t in tables.values("id", "game_id", "number", "round__number", "round__stage_id", "round__stage__order", "round__stage__name"):
         info[t["game_id"]] = dict(t)
@@ -198,6 +213,8 @@ def tournament_lines(tournament: Tournament, *, stage: Stage | None = None, with
     seat_filter: dict[str, Any] = {"table__round__stage__tournament": tournament, "table__game__status": GameStatus.FINISHED}
     if stage is not None:
         seat_filter["table__round__stage"] = stage
+    if rounds is not None:
+        seat_filter["table__round_id__in"] = rounds
     for s in TableSeat.objects.filter(**seat_filter).values_list("table_id", "seat_no", "participant_id", "participant__nickname"):
         seats[s[0]].append((s[1], s[2], s[3]))
     extras: dict[tuple[int, int], tuple[Decimal, str]] = {
@@ -270,10 +287,16 @@ def _match(rows: list[dict[str, Any]], seats: list[tuple[int, int, str]]) -> dic
     return out
 
 
-def compute(tournament: Tournament, *, stage: Stage | None = None, policy: ScoringPolicy | None = None, with_history: bool = False) -> Standings:
-    """The standings of a tournament (or of one stage) under its policy (or another one)."""
+def compute(
+    tournament: Tournament, *, stage: Stage | None = None, policy: ScoringPolicy | None = None, with_history: bool = False, public: bool = False
+) -> Standings:
+    """The standings of a tournament (or of one stage) under its policy (or another one).
+
+    `public`: as the public may see them — when the organizer hides the results after
+    a round, only the games up to that round count (tournaments.visibility)."""
     policy = policy or tournament.policy
-    lines, info = tournament_lines(tournament, stage=stage, with_seats=with_history)
+    rounds = visibility.public_round_ids(tournament) if public else None
+    lines, info = tournament_lines(tournament, stage=stage, with_seats=with_history, rounds=rounds)
     scores = score_lines(lines, policy)
     linked = list(Participant.objects.filter(tournament=tournament).values_list("pk", "nickname", "player_id"))
     participants = {pk: nick for pk, nick, _player in linked}
@@ -282,7 +305,8 @@ def compute(tournament: Tournament, *, stage: Stage | None = None, policy: Scori
     for row in rows:
         row.player_id = player_of.get(row.participant_id) if row.participant_id else None
     rank(rows, policy.tiebreakers)
-    return Standings(tournament=tournament, policy=policy, rows=rows, scores=scores, lines=lines, stage=stage, games=len(info))
+    frozen = tournament.standings_frozen_after if rounds is not None else None
+    return Standings(tournament=tournament, policy=policy, rows=rows, scores=scores, lines=lines, stage=stage, games=len(info), frozen_after=frozen)
 
 
 def aggregate(lines: Iterable[Line], scores: dict[tuple[int, int], SeatScore], participants: dict[int, str], info: dict[int, dict[str, Any]] | None = None) -> list[Standing]:

@@ -25,6 +25,7 @@ urlpatterns = [
     path("<int:pk>/tables/<int:tid>/seat/", views.table_seat, name="table_seat"),
     path("<int:pk>/scoring/", views.scoring, name="scoring"),
     path("<int:pk>/standings/", views.standings_page, name="standings"),
+    path("<int:pk>/standings/visibility/", views.standings_visibility, name="standings_visibility"),
     path("<int:pk>/standings.xlsx", views.standings_xlsx, name="standings_xlsx"),
     path("<int:pk>/players/<int:pid>/", views.player_page, name="player"),
     path("games/<int:game_id>/extra-points/", views.game_extra_points, name="game_extra_points"),

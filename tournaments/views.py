@@ -26,7 +26,7 @@ from games.models import Game
 from games.permissions import user_can_edit_game
 from games.rules.regulations import Regulations
 from players import services as players_services
-from tournaments import exports, services, standings
+from tournaments import exports, services, standings, visibility
 from tournaments.forms import (
     PRESET_LABELS,
     TIEBREAKER_LABELS,
@@ -438,14 +438,17 @@ def standings_page(request: HttpRequest, pk: int) -> HttpResponse:
     sid = request.GET.get("stage", "")
     if sid.isdigit():
         stage = Stage.objects.filter(pk=int(sid), tournament=t).first()
-    data = standings.compute(t, stage=stage)
+    staff = visibility.sees_live_standings(t, request.user)
+    data = standings.compute(t, stage=stage, public=not staff)
+    is_organizer = t.is_organizer(request.user)
     ctx = {
         "tournament": t,
         "standings": data,
         "stage": stage,
         "stages": list(t.stages.order_by("order")),
         "live": stage is None,
-        "is_organizer": t.is_organizer(request.user),
+        "is_organizer": is_organizer,
+        "rounds": visibility.tournament_rounds(t) if is_organizer else [],
         "tiebreaker_labels": [TIEBREAKER_LABELS.get(k, k) for k in data.policy.tiebreakers],
     }
     if _is_htmx(request) or request.GET.get("fragment"):
@@ -453,18 +456,43 @@ def standings_page(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/standings.html", ctx)
 
 
+@login_required
+@require_POST
+def standings_visibility(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer hides the public standings after a round, or publishes them again."""
+    t = _organized(request, pk)
+    raw = request.POST.get("after_round", "")
+    after_round = None
+    if raw:
+        after_round = Round.objects.filter(pk=int(raw), stage__tournament=t).first() if raw.isdigit() else None
+        if after_round is None:
+            messages.error(request, _("Выберите тур этого турнира."))
+            return redirect("tournaments:standings", pk=t.pk)
+    services.tournament_hide_standings(tournament=t, after_round=after_round, by=request.user)
+    if after_round is None:
+        messages.success(request, _("Таблица опубликована: все видят текущие результаты."))
+    else:
+        messages.success(request, _("Публичная таблица скрыта после тура: %(round)s.") % {"round": after_round})
+    return redirect("tournaments:standings", pk=t.pk)
+
+
 def player_page(request: HttpRequest, pk: int, pid: int) -> HttpResponse:
     t = _tournament(pk)
     p = get_object_or_404(Participant, pk=pid, tournament=t)
-    data = standings.compute(t, with_history=True)
+    public = not visibility.sees_live_standings(t, request.user)
+    data = standings.compute(t, with_history=True, public=public)
     row = data.by_participant().get(p.pk)
-    annulled = standings.annulled_history(t, p.pk)
-    return render(request, "tournaments/player.html", {"tournament": t, "participant": p, "row": row, "annulled": annulled, "policy": data.policy, "is_organizer": t.is_organizer(request.user)})
+    annulled = standings.annulled_history(t, p.pk, public=public)
+    return render(
+        request,
+        "tournaments/player.html",
+        {"tournament": t, "participant": p, "row": row, "annulled": annulled, "policy": data.policy, "standings": data, "is_organizer": t.is_organizer(request.user)},
+    )
 
 
 def standings_xlsx(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(pk)
-    content = exports.tournament_workbook_bytes(t)
+    content = exports.tournament_workbook_bytes(t, public=not visibility.sees_live_standings(t, request.user))
     response = HttpResponse(content, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
     response["Content-Disposition"] = f'attachment; filename="tournament-{t.pk}-standings.xlsx"'
     return response

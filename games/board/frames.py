@@ -62,10 +62,10 @@ from games.models import (
 from games.reading import (
     game_regulations,
     game_state,
+    replay_stored,
     running_tech_pause,
     tech_pause_start,
 )
-from games.rules import replay
 from games.rules.catalogue import reason_text
 
 log = logging.getLogger(__name__)
@@ -444,7 +444,7 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         # Game.seq counts recorded actions plus undos (services).
         seq = rows.count() + GameAction.objects.filter(game=game, undone_at__lte=as_of).count()
         at = _ms(as_of)
-    state = replay(actions, game_regulations(game))
+    state = replay_stored(actions, game_regulations(game))
     ps = state.public_dict()
     players = list(state.players or [])
     roles = {int(k): v for k, v in (state.roles or {}).items()}
@@ -499,7 +499,46 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         "result": _winner_label(status, ps.get("winner")) if over or ps.get("winner") else "",
         "delay_ms": int(game.overlay_delay_seconds) * 1000,
         "token_digest": token_digest(game.overlay_token),
+        "phase": ps.get("phase"),
+        "step": ps.get("step"),
     }
+
+
+# OBS scenes that follow the game (static/js/overlay-obs.js): the overlay's own,
+# delayed state names the scene a streamer maps to one of his OBS scenes.
+OVERLAY_SCENES = ("setup", "night", "day", "vote", "pause", "finished")
+_VOTE_STEPS = frozenset({"voting", "lift_vote"})
+
+
+def overlay_scene(*, status: str, phase: str | None, step: str | None, paused: bool) -> str:
+    """The scene of a game's moment: one of OVERLAY_SCENES."""
+    if status in OVER:
+        return "finished"
+    if status != "running":
+        return "setup"
+    if paused:
+        return "pause"  # D7: a technical pause, whatever the step it stopped
+    if phase == "night":
+        return "night"
+    return "vote" if step in _VOTE_STEPS else "day"
+
+
+def _tech_pause_running(game: Game, as_of: datetime | None) -> bool:
+    """Whether a technical pause (D7) ran at `as_of` (None: now), by the log as it was then."""
+    if as_of is None:
+        return running_tech_pause(game) is not None
+    last = (
+        GameAction.objects.filter(game=game, created_at__lte=as_of)
+        .filter(Q(undone_at__isnull=True) | Q(undone_at__gt=as_of))
+        .order_by("-seq")
+        .values_list("payload", "created_at")
+        .first()
+    )
+    if last is None or not isinstance(last[0], dict) or last[0].get("do") != "tech_pause":
+        return False
+    ended = game.tech_pause_ended_at if game.tech_pause_ended_at and game.tech_pause_ended_at <= as_of else None
+    duration_ms = game_regulations(game).tech_pause * 1000
+    return clock.tech_pause_remaining_ms(last[1], ended, duration_ms, as_of) > 0
 
 
 # --- frames -------------------------------------------------------------------
@@ -605,7 +644,9 @@ def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool =
             view, body = hit
         # A snapshot as of the past has no clock: the clock fields only hold now.
         clock = clock_view(game, visible=as_of is None and not view["over"])
-        head = render_to_string(f"{OVERLAY_TEMPLATE}#overlay-live", {"ov": view, "clock": clock, "snapshot": snapshot, "lang": lang})
+        paused = view["status"] == "running" and _tech_pause_running(game, as_of)
+        scene = overlay_scene(status=view["status"], phase=view["phase"], step=view["step"], paused=paused)
+        head = render_to_string(f"{OVERLAY_TEMPLATE}#overlay-live", {"ov": view, "clock": clock, "snapshot": snapshot, "lang": lang, "scene": scene})
     return Frame(game.pk, view["seq"], view["at"], _compact(head) + body)
 
 

@@ -11,12 +11,14 @@ import hmac
 from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_safe
 
 from games.board import frames as board
@@ -77,9 +79,14 @@ def _as_of(game: Game) -> datetime | None:
     return timezone.now() - timedelta(seconds=delay) if delay else None
 
 
+# The overlay may talk to obs-websocket on the streamer's own machine (static/js/overlay-obs.js).
+OVERLAY_CSP = {**settings.SECURE_CSP, "connect-src": [*settings.SECURE_CSP.get("connect-src", []), "ws://127.0.0.1:*", "ws://localhost:*"]}
+
+
 @require_safe
 @never_cache
 @xframe_options_exempt
+@csp_override(OVERLAY_CSP)
 def overlay_page(request: HttpRequest, game_id: int, token: str | None = None) -> HttpResponse:
     game = _overlay_game(request, game_id, token)
     if isinstance(game, HttpResponse):

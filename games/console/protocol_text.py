@@ -328,6 +328,9 @@ class ProtocolLine:
     kind: str  # the action's `do`
     minor: bool = False  # a plain `next`: shown muted
     action: dict[str, Any] | None = None
+    # A stored action today's rules refuse (a log recorded under an earlier
+    # reading, issue 21): skipped by the replay, shown as such.
+    refused: bool = False
 
     @property
     def full(self) -> str:
@@ -336,7 +339,7 @@ class ProtocolLine:
     @cached_property
     def html(self) -> str:
         """The line as an <li> of the console's protocol (built once; lines are cached)."""
-        cls = f"pl pl-{self.kind}" + (" is-minor" if self.minor else "")
+        cls = f"pl pl-{self.kind}" + (" is-minor" if self.minor else "") + (" is-refused" if self.refused else "")
         return f'<li class="{cls}"><span class="pl-when">{escape(self.when)}:</span> {escape(self.text)}</li>'
 
 
@@ -344,7 +347,9 @@ class ProtocolLine:
 class Replayed:
     state: GameState
     lines: list[ProtocolLine] = field(default_factory=list)
-    error: RuleViolation | None = None  # a stored log the engine now refuses (should never happen)
+    error: RuleViolation | None = None  # kept for callers; a refused stored action no longer stops the replay
+    # (index, refusal) of each stored action today's rules refuse (games.rules.replay_as_recorded).
+    refused: list[tuple[int, RuleViolation]] = field(default_factory=list)
 
 
 class _Before:
@@ -413,12 +418,18 @@ def replay_lines(
         before = _Before(state)
         try:
             apply_in_place(state, action)
-        except RuleViolation as exc:  # pragma: no cover - a corrupt log; keep the page usable
-            out.error = exc
-            break
+        except RuleViolation as exc:
+            # A stored action today's rules refuse (issue 21: a log recorded
+            # under an earlier reading): skipped, exactly as
+            # games.rules.replay_as_recorded does, and shown as refused.
+            state.count += 1
+            out.refused.append((i, exc))
+            text = refused_text(action, exc)
+            out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, _prefix(before), text, str(action.get("do", "")), False, action, refused=True))  # type: ignore[arg-type]
+            continue
         when, text, minor = describe(action, before, state, i)  # type: ignore[arg-type]
         out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action))
-    if key is not None and out.error is None:
+    if key is not None and out.error is None and not out.refused:
         entry = _Cached(out.lines, state.copy())
         with _CACHE_LOCK:
             _CACHE[key] = entry
@@ -426,6 +437,24 @@ def replay_lines(
             while len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     return out
+
+
+def refused_summary(refused: list[tuple[int, RuleViolation]], seqs: list[int] | None = None) -> str:
+    """One notice for the console: which stored actions today's rules refuse."""
+    if not refused:
+        return ""
+    items = ", ".join(f"№{seqs[i] if seqs and i < len(seqs) else i + 1} ({exc.rule})" for i, exc in refused)
+    return gettext("Игра записана по прежнему прочтению правил: по нынешним правилам не принимаются и пропущены действия %(list)s (см. протокол).") % {"list": items}
+
+
+def refused_text(action: dict[str, Any], exc: RuleViolation) -> str:
+    """The protocol line of a stored action today's rules refuse."""
+    do = str(action.get("do", ""))
+    what = penalty_name(do)
+    seat = action.get("seat")
+    if isinstance(seat, int):
+        what = f"{what} {_seat(seat)}"
+    return gettext("Записано: %(action)s — по нынешним правилам не принимается и пропущено (%(why)s)") % {"action": what, "why": violation_text(exc)}
 
 
 def describe(action: dict[str, Any], before: GameState, after: GameState, index: int) -> tuple[str, str, bool]:
@@ -608,6 +637,11 @@ def _describe_penalty(do: str, action: dict[str, Any], after: GameState, index: 
     reason = _reason_for_reader(e.get("reason") or action.get("reason"), action.get("reason_code"))
     if reason:
         text += f": {reason}"
+    if e.get("after_leaving"):
+        # RULES F19: recorded after he left; nothing changes at the table.
+        text += " — " + gettext("после ухода из игры (F19): за столом ничего не меняет")
+    if do == "warning" and e.get("ban"):
+        text += "; " + gettext("ЧС на 7 дней (F4)")
     return text
 
 
@@ -640,7 +674,11 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
         elif kind == "draw":
             out.append("→ " + gettext("три ночи без выбываний: ничья (W4)"))
         elif kind == "decided_by_shot":
-            out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
+            if after.step == "best_move":
+                # RULES W1 INTERP (issue 21): the checks are skipped, his N1 best move is not.
+                out.append("→ " + gettext("выстрел решил игру (W1): проверок этой ночью нет; лучший ход за убитым (N6)"))
+            else:
+                out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
     if after.winner and not before.winner and do != "ppk":
         out.append("→ " + winner_text(after.winner))
     if after.status == "finished" and before.status != "finished" and do == "next" and after.winner:
@@ -735,6 +773,8 @@ _RU: dict[str, str] = {
     "shot_target_not_at_table": "№%(target)s не за столом.",
     "best_move_too_many": "В лучшем ходе не больше трёх номеров (названо %(count)s).",
     "penalty_not_at_table": "№%(seat)s не за столом и не говорит последнее слово: наказание невозможно.",
+    "penalty_after_leaving": "№%(seat)s покинул игру: после ухода возможны только предупреждение или серая карточка.",
+    "f18_grey_card_instead": "за это нарушение 4-й и дисквалифицирующий фол не ставится: дайте №%(seat)s серую карточку (то же нарушение «при трёх фолах»).",
     "remove_not_at_table": "№%(seat)s не за столом.",
     "ppk_seat_not_of_team": "№%(seat)s не из этой команды.",
     "wink_not_at_table": "№%(by)s не за столом.",

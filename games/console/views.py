@@ -44,7 +44,7 @@ from games.console.forms import (
 from games.models import Game, GameSeat
 from games.permissions import user_can_edit_game
 from games.reading import running_tech_pause
-from games.rules import RuleViolation, legal_actions
+from games.rules import RuleViolation, legal_actions, penalty_offer
 from games.rules.catalogue import PENALTY_REASONS
 
 CONSOLE = "games/console.html"
@@ -450,7 +450,6 @@ def console_context(game: Game) -> dict[str, Any]:
     nominate = by_do.get("nominate")
     nominate_targets = set(nominate["targets"]) if nominate else set()
     foulable = set(by_do.get("foul", {}).get("seats", []))
-    removable = set(by_do.get("remove", {}).get("seats", []))
     limits = state.regulations
     seats = []
     for no in range(1, 11):
@@ -458,6 +457,7 @@ def console_context(game: Game) -> dict[str, Any]:
         role = roles.get(no, "")
         n_fouls = fouls.get(no, 0)
         entry = left.get(no)
+        offer = penalty_offer(state, no)
         seats.append(
             {
                 "no": no,
@@ -479,9 +479,12 @@ def console_context(game: Game) -> dict[str, Any]:
                 "can_nominate": no in nominate_targets,
                 "nominate_supported": no in nominees,
                 "can_foul": no in foulable,
-                "can_penalize": no in foulable or no in removable,
-                # The penalty dialog offers only these kinds for this seat.
-                "penalties": " ".join(k for k in PENALTY_ORDER if no in by_do.get(k, {}).get("seats", ()) or (k == "ppk" and "ppk" in by_do)),
+                "can_penalize": bool(offer["kinds"]),
+                # The penalty dialog offers only these kinds for this seat, and
+                # per kind never these F16 reasons (games.rules.penalty_offer:
+                # F19 after leaving, F18 for a player with 3 fouls).
+                "penalties": " ".join(k for k in PENALTY_ORDER if k in offer["kinds"]),
+                "penalty_withheld": " ".join(f"{k}:{c}" for k, codes in offer["withheld"].items() for c in codes),
                 "muted": no in state.mute_pending,
                 "victim": state.victim == no and state.phase == "night",
             }
@@ -510,7 +513,8 @@ def console_context(game: Game) -> dict[str, Any]:
         "clock": clock_context(game),
         "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
         "nominate_by": nominate["by"] if nominate else None,
-        "replay_error": pt.violation_text(rep.error) if rep.error else "",
+        "replay_error": pt.violation_text(rep.error) if rep.error else pt.refused_summary(rep.refused, seqs),
+        "decided_winner": pt.winner_text(state.winner) if state.winner and state.status == "running" else "",
         "step_key": pt.step_key(state),
         "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
         "cancelled_votes": pt.cancelled_votes(state),

@@ -35,6 +35,10 @@ def _penalty_consequence(e: dict[str, Any], lang: str) -> str:
         parts.append(L["removed_how"].format(how=HOW_LEFT[lang].get(how, how)))
     if e.get("cancels_vote_day"):
         parts.append(L["cancels_vote"].format(day=e["cancels_vote_day"]))
+    if e.get("after_leaving"):
+        parts.append(L["after_leaving"])  # RULES F19: recorded, nothing changes at the table
+    if e.get("kind") == "warning" and (e.get("ban") or e.get("how") == "warnings"):
+        parts.append(L["ban_7_days"])  # F4: the 2nd warning brings the 7-day ban
     return "; ".join(parts)
 
 

@@ -177,6 +177,15 @@ def _record_notes(proto: GameProtocol, lang: str) -> dict[int, str]:
     return {seq: "; ".join(parts) for seq, parts in notes.items()}
 
 
+def _refused_or_note(proto: GameProtocol, seq: int, notes: dict[int, str], lang: str) -> str:
+    """The outcome column: what the engine answered, or (issue 21) that
+    today's rules refuse this stored action and the replay skipped it."""
+    exc = proto.refused.get(seq)
+    if exc is None:
+        return notes.get(seq, "")
+    return LABELS[lang]["refused_now"].format(rule=exc.rule, message=exc.message)
+
+
 def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: str = "ru") -> Any:
     lang = normalize_lang(lang)
     L = LABELS[lang]
@@ -212,7 +221,7 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
                 entry.created_at,
                 phase,
                 votes.get(entry.seq) if not entry.undone and entry.seq in votes else describe_action(entry.payload, lang, ctx, proto.state),
-                "" if entry.undone else notes.get(entry.seq, ""),
+                "" if entry.undone else _refused_or_note(proto, entry.seq, notes, lang),
                 entry.by,
                 L["undone_at"].format(time=entry.undone_at.strftime("%H:%M:%S")) if entry.undone_at else "",
                 json.dumps(_canonical_payload(entry.payload), ensure_ascii=False, separators=(",", ":")),

@@ -316,6 +316,10 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     if proto.error:
         r += 2
         _wrapped(g, r, 1, right, L["replay_error"].format(error=proto.error), "small", size=8)
+    if proto.refused:
+        r += 2
+        listed = ", ".join(f"#{seq} ({exc.rule})" for seq, exc in sorted(proto.refused.items()))
+        _wrapped(g, r, 1, right, L["refused_note"].format(list=listed), "small", size=8)
     _draw_votes(g, state, blocks, lang, top, last)
     return g
 

@@ -50,6 +50,9 @@ class GameProtocol:
     seq_by_index: list[int] = field(default_factory=list)
     scores: dict[int, dict[str, Any]] | None = None
     error: str = ""
+    # seq -> refusal of each stored action today's rules refuse (a log recorded
+    # under an earlier reading, issue 21): skipped, as games.rules.replay_as_recorded.
+    refused: dict[int, RuleViolation] = field(default_factory=dict)
 
     def entry_for_index(self, index: Any) -> LogEntry | None:
         if isinstance(index, int) and 0 <= index < len(self.seq_by_index):
@@ -78,17 +81,19 @@ def prepare_protocol(
     state = new_state(regulations)
     contexts: dict[int, tuple[Any, Any, Any, Any]] = {}
     seq_by_index: list[int] = []
-    error = ""
+    refused: dict[int, RuleViolation] = {}
     for entry in ordered:
         if journal:
             contexts[entry.seq] = (state.day, state.phase, state.step, state.speaker)
-        if entry.undone or error:
+        if entry.undone:
             continue
         try:
             apply_in_place(state, entry.payload)  # one state for the whole replay (no copies)
-        except RuleViolation as exc:  # a stored log the engine refuses: keep what replayed
-            error = f"#{entry.seq}: {exc}"
-            continue
+        except RuleViolation as exc:
+            # A stored action today's rules refuse: skipped, the rest replays
+            # (games.rules.replay_as_recorded); it keeps its record index.
+            refused[entry.seq] = exc
+            state.count += 1
         seq_by_index.append(entry.seq)
     return GameProtocol(
         header=header,
@@ -97,7 +102,7 @@ def prepare_protocol(
         contexts=contexts,
         seq_by_index=seq_by_index,
         scores=scores,
-        error=error,
+        refused=refused,
     )
 
 

@@ -12,7 +12,9 @@ from games.rules.engine import (
     apply_in_place,
     legal_actions,
     new_state,
+    penalty_offer,
     replay,
+    replay_as_recorded,
 )
 from games.rules.errors import MESSAGES, RuleViolation
 from games.rules.logfile import (
@@ -59,7 +61,9 @@ __all__ = [
     "parse_action_json",
     "parse_log_bytes",
     "reasons_for",
+    "penalty_offer",
     "replay",
+    "replay_as_recorded",
     "run_file",
     "run_log",
     "validate_action",

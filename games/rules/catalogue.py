@@ -127,3 +127,30 @@ def reason_text(reason: str | None, code: str | None = None, lang: str = "ru") -
     if entry is None:
         return reason or ""
     return str(entry["text_en"] if lang.lower().startswith("en") else entry["text_ru"])
+
+
+# F18 (RULES F18 INTERP): the three offences the grey-card list qualifies
+# «при трёх фолах» — retracting one's vote, delaying one's speech, gesturing
+# during the vote. Each earns a foul, but never a 4th or a disqualifying one:
+# a player with 3 fouls gets the grey card instead. Maps every code of these
+# offences (the foul-level code and its grey-card twin) to the grey card to give.
+F18_GREY_CARD: dict[str, str] = {
+    "vote_retraction": "double_or_removed_vote_three_fouls",
+    "double_or_removed_vote_three_fouls": "double_or_removed_vote_three_fouls",
+    "gestures_during_vote": "gestures_vote_three_fouls",
+    "gestures_vote_three_fouls": "gestures_vote_three_fouls",
+    "delaying_speech_three_fouls": "delaying_speech_three_fouls",
+}
+
+
+def catalogue_code(reason: str | None, code: str | None = None) -> str | None:
+    """The F16 code of a penalty's reason: its ``reason_code``, else a reason
+    that is exactly a code or a catalogue wording (logs written before the
+    code was stored). A reason in the host's own words has none."""
+    if code and code in _BY_CODE:
+        return code
+    if reason:
+        entry = _BY_TEXT_RU.get(reason.strip()) or _BY_CODE.get(reason.strip())
+        if entry is not None:
+            return str(entry["code"])
+    return None

@@ -22,9 +22,14 @@ they are implemented; in short:
   from the actual opener.
 - D4: naming a nominated candidate is "supported" even after the player's own
   accepted nomination; it never uses his nomination up.
-- D6/F5/F6: the nearest speech is the first ``speech``/``tie_speech`` step
-  that *begins* after the 3rd foul; F6 counts the players at the table when
-  that step begins.
+- D6/F5/F6: the nearest speech is the first ``speech`` step that *begins*
+  after the 3rd foul; a ``tie_speech`` before it is 30 s (F5) and does not
+  use the penalty up; F6 counts the players at the table when that step begins.
+- N7: a best move naming no seat is not accepted (``best_move`` stays null).
+- F18: a 4th foul or a disqualifying foul for one of the three offences the
+  grey-card list qualifies «при трёх фолах» is refused (the grey card instead).
+- F19: a warning or a grey card may be given to a player who has left; it is
+  recorded and changes nothing at the table.
 - V5/X4: a vote whose candidates drop (removals) to none, or to one on Day 1,
   is not held — also a revote or a lift vote; on Day 1 the remaining tie
   speeches are not given either (no revote follows them): the Night begins.
@@ -34,7 +39,9 @@ they are implemented; in short:
 - W1: the player shot is out for the result from the shot on: W1 is checked
   right after ``shots`` and after any removal that Night counting him out.
   A deciding shot (or a deciding removal after a pending shot) skips the
-  Night's remaining steps: the morning, his last word, then ``finished``.
+  Night's remaining checks, but the player shot keeps his N1 best move where
+  N6/N9 give him one (a best move under way goes on); then the morning, his
+  last word, then ``finished``.
   A deciding removal with no last word due ends the game at once.
 - W2: a removal that decides the game while a last word is running (or
   queued) fixes the winner; those last words go on, then ``finished``.
@@ -54,6 +61,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from games.rules.catalogue import F18_GREY_CARD, catalogue_code
+from games.rules.catalogue import reason as catalogue_reason
 from games.rules.errors import RuleViolation
 from games.rules.regulations import Regulations
 from games.rules.state import BLACK_ROLES, SEATS, GameState
@@ -134,6 +143,39 @@ def replay(actions: Iterable[Action], regulations: Regulations | None = None) ->
     return state
 
 
+def replay_as_recorded(actions: Iterable[Action], regulations: Regulations | None = None) -> tuple[GameState, list[tuple[int, RuleViolation]]]:
+    """A stored log replayed tolerantly: ``(state, refused)``.
+
+    Logs are never rewritten (FORMAT.md), but a reading of the rules may
+    change after a game was recorded (issue 21: D6, N7, W1, F18, F19). An
+    action today's rules refuse is skipped — it changes nothing, exactly as
+    a refused new action — and listed in ``refused`` as ``(index,
+    RuleViolation)``, ``index`` being its position in ``actions`` (``expect``
+    checkpoints count, and are skipped). Everything after it is applied to
+    the state without it, so the game stays readable and the reader can say
+    which recorded actions today's rules refuse. The skipped action still
+    counts for the record's ``index`` (``state.count``), so every later
+    record entry points at its own stored action.
+
+    ``replay`` is the strict form (the first refusal raises); for a log that
+    today's rules accept whole both give the same state. Used by
+    games.reading and by the archive import.
+    """
+    state = GameState(regulations)
+    refused: list[tuple[int, RuleViolation]] = []
+    for index, action in enumerate(actions):
+        if isinstance(action, dict) and action.get("do") == "expect":
+            continue
+        try:
+            apply_in_place(state, action)
+        except RuleViolation as exc:
+            refused.append((index, exc))
+            # The skipped action keeps its place: the record's ``index`` of
+            # every later entry still names its own stored action.
+            state.count += 1
+    return state, refused
+
+
 def legal_actions(state: GameState) -> list[Action]:
     """What the host may do now: one dict per action kind, with its options.
 
@@ -180,9 +222,12 @@ def legal_actions(state: GameState) -> list[Action]:
     penalised = table.copy()
     if step == "last_word" and s.speaker is not None and s.speaker not in table:
         penalised.append(s.speaker)
-    if penalised:
-        for kind in PENALTY_KINDS:
-            out.append({"do": kind, "seats": penalised})
+    departed = [e["seat"] for e in s.left if e["seat"] not in penalised]
+    for kind in PENALTY_KINDS:
+        # RULES F19: a warning or a grey card also after leaving.
+        seats = sorted(penalised + departed) if kind in AFTER_LEAVING_KINDS else penalised
+        if seats:
+            out.append({"do": kind, "seats": seats})
     if table:
         out.append({"do": "remove", "seats": table.copy()})
     winkers = _winkers(s)
@@ -357,10 +402,10 @@ def _begin_speech(s: GameState, seat: int, kind: str) -> None:
             n = len(s.at_table)
             seconds = r.speech_short if r.short_speech_min_players <= n <= r.short_speech_max_players else 0
     elif kind == "tie_speech":
-        # V8/F5: always 30 s; for a 3-foul player it is his nearest speech and
-        # uses the penalty up (RULES D6 INTERP).
+        # V8/F5: always 30 s. RULES D6: a tie speech is not «his minute» —
+        # a 3-foul player speaks his 30 s and his next `speech` step is still
+        # the one he loses (the penalty is not used up here).
         seconds = r.tie_speech
-        s.mute_pending.discard(seat)
     else:
         # D6 INTERP: a last word is always 60 s and does not use the penalty up.
         seconds = r.last_word
@@ -680,12 +725,26 @@ def _do_shots(s: GameState, a: Action) -> None:
     if victim is not None and _check_winner(s):
         # W1: «Моментом вывода игрока является … вывод Командой «черных»
         # Игрока в Ночную Фазу»: checked right after the shot, counting him
-        # out. A deciding shot skips the Night's remaining steps (checks,
-        # best move): the morning comes, he leaves with his last word (W2).
+        # out. A deciding shot skips the Night's remaining checks; the player
+        # shot keeps his N1 best move where N6/N9 give one (a right of the
+        # leaving player, like his last word); then the morning comes and he
+        # leaves with his last word (W2).
         _event(s, "decided_by_shot", victim=victim)
-        _morning(s)
+        _decided_in_night(s)
         return
     _night_advance(s, "mafia_shot")
+
+
+def _decided_in_night(s: GameState) -> None:
+    """W1 INTERP: the game was decided in a Night with a player shot still at
+    the table: no more checks; his best move (held or under way), then the
+    morning."""
+    s.speaker = None
+    s.speech_seconds = None
+    if s.step == "best_move" or _best_move_due(s):
+        s.step = "best_move"
+        return
+    _morning(s)
 
 
 def _record_shot(s: GameState, by: dict[int, int | None], victim: int | None) -> None:
@@ -734,12 +793,14 @@ def _do_best_move(s: GameState, a: Action) -> None:
     elif has_seats:
         if len(seats) > s.regulations.best_move_seats:
             raise RuleViolation("best_move_too_many", "N6", {"count": len(seats)})
-        how = "accepted"
+        # RULES N7: a best move naming nobody is not accepted (only «один или
+        # два» named are accepted as named).
+        how = "accepted" if seats else "not_accepted"
     else:
         raise RuleViolation("bad_field", "FORMAT", {"field": "seats", "problem": "is missing (or give accepted: false, or pass: true)"})
     victim = s.victim
     if how == "accepted":
-        # N7/N8: exactly the seats named are accepted (0..3); a repeated seat
+        # N7/N8: exactly the seats named are accepted (1..3); a repeated seat
         # is accepted but counts once; his own seat is accepted.
         blacks = len({x for x in seats if s.roles.get(x) in BLACK_ROLES})
         s.best_move = {"seat": victim, "seats": list(seats), "blacks": blacks}
@@ -839,20 +900,99 @@ def _event(s: GameState, kind: str, **params: Any) -> None:
 # --- penalties and removals (F1–F18, X4, W5, W6) -------------------------------------------------------
 
 
+# The penalties that may follow a player who has left (RULES F19).
+AFTER_LEAVING_KINDS = ("warning", "grey_card")
+
+
 def _penalty_seat(s: GameState, a: Action) -> tuple[int, bool]:
     """The penalised seat and whether he is at the table (else: he is giving
-    his own last word, FORMAT.md "Penalties, removals and the step in progress")."""
+    his own last word, or — a warning or grey card, RULES F19 — he has left;
+    FORMAT.md "Penalties, removals and the step in progress")."""
     seat = _seat(a, "seat")
     if seat in s.at_table:
         return seat, True
     if s.step == "last_word" and s.speaker == seat:
         return seat, False
+    if a.get("do") in AFTER_LEAVING_KINDS and _has_left(s, seat):
+        return seat, False
+    if _has_left(s, seat):
+        # RULES F19: fouls, disqualifying fouls and removals only at the table.
+        raise RuleViolation("penalty_after_leaving", "F19", {"seat": seat, "kind": str(a.get("do"))})
     raise RuleViolation("penalty_not_at_table", "F1", {"seat": seat})
+
+
+def _has_left(s: GameState, seat: int) -> bool:
+    return any(e["seat"] == seat for e in s.left)
+
+
+def _on_own_last_word(s: GameState, seat: int) -> bool:
+    return s.step == "last_word" and s.speaker == seat and seat not in s.at_table
+
+
+def f18_refusal(state: GameState, kind: str, seat: int, reason: str | None = None, reason_code: str | None = None) -> RuleViolation | None:
+    """RULES F18: a 4th foul or a disqualifying foul for vote retraction,
+    delaying the speech or gestures during the vote is refused; the refusal
+    names the grey card to give instead. None when F18 does not apply (a
+    reason in the host's own words is his call)."""
+    if kind not in ("foul", "disqualify"):
+        return None
+    code = catalogue_code(reason, reason_code)
+    grey = F18_GREY_CARD.get(code) if code else None
+    if grey is None:
+        return None
+    if kind == "foul" and state.fouls.get(seat, 0) + 1 < state.regulations.fouls_to_remove:
+        return None  # a 1st–3rd foul for it is what the catalogue says
+    entry = catalogue_reason(grey) or {}
+    return RuleViolation(
+        "f18_grey_card_instead",
+        "F18",
+        {"seat": seat, "kind": kind, "reason_code": code, "grey_card": grey, "grey_card_en": entry.get("text_en", grey), "grey_card_ru": entry.get("text_ru", grey)},
+    )
+
+
+def penalty_offer(state: GameState, seat: int) -> dict[str, Any]:
+    """What the penalty dialog may offer for ``seat`` now (one predicate for
+    the console and any other client).
+
+    ``kinds``: the penalty kinds the engine accepts for him (F1, F3, F19:
+    a player who has left gets a warning or a grey card only; X4 removal
+    only at the table; ППК of his team from a seat at the table or in his
+    own last word); ``withheld``:
+    per kind, the F16 reason codes that kind must not be given for (F18:
+    never a 4th or disqualifying foul for the three offences — the grey
+    card instead)."""
+    kinds: list[str] = []
+    withheld: dict[str, list[str]] = {}
+    if state.status != "running" or not 1 <= seat <= 10:
+        return {"kinds": kinds, "withheld": withheld}
+    at_table = seat in state.at_table
+    if at_table or _on_own_last_word(state, seat):
+        kinds.extend(PENALTY_KINDS)
+    elif _has_left(state, seat):
+        kinds.extend(AFTER_LEAVING_KINDS)
+    if at_table:
+        kinds.append("remove")
+    if at_table or _on_own_last_word(state, seat):
+        kinds.append("ppk")  # W5: his team's loss; after leaving, not from his seat's menu
+    for kind in ("foul", "disqualify"):
+        if kind in kinds:
+            codes = [c for c in F18_GREY_CARD if f18_refusal(state, kind, seat, reason_code=c) is not None]
+            if codes:
+                withheld[kind] = codes
+    return {"kinds": kinds, "withheld": withheld}
+
+
+def _refuse_f18(s: GameState, a: Action, kind: str, seat: int, reason: str | None) -> None:
+    code = a.get("reason_code")
+    refusal = f18_refusal(s, kind, seat, reason, code if isinstance(code, str) else None)
+    if refusal is not None:
+        raise refusal
 
 
 def _do_foul(s: GameState, a: Action) -> None:
     seat, at_table = _penalty_seat(s, a)
     reason = _reason(a)
+    _refuse_f18(s, a, "foul", seat, reason)
     r = s.regulations
     count = s.fouls.get(seat, 0) + 1
     entry = _penalty_entry(s, "foul", seat, reason, count)
@@ -872,6 +1012,13 @@ def _do_warning(s: GameState, a: Action) -> None:
     count = s.warnings.get(seat, 0) + 1
     entry = _penalty_entry(s, "warning", seat, reason, count)
     s.warnings[seat] = count
+    if not at_table and not _on_own_last_word(s, seat):
+        # RULES F19: after leaving, a warning is recorded and changes nothing
+        # at the table; his 2nd one still brings the 7-day ban (F4).
+        entry["after_leaving"] = True
+        entry["ban"] = count >= s.regulations.warnings_to_remove
+        s.record.penalties.append(entry)
+        return
     if count >= s.regulations.warnings_to_remove:
         # F4: the 2nd warning removes at once, like a disqualifying foul.
         _removal(s, seat, at_table, "warnings", True, entry)
@@ -880,9 +1027,11 @@ def _do_warning(s: GameState, a: Action) -> None:
 
 
 def _do_grey_card(s: GameState, a: Action) -> None:
-    seat, _ = _penalty_seat(s, a)
+    seat, at_table = _penalty_seat(s, a)
     reason = _reason(a)
     entry = _penalty_entry(s, "grey_card", seat, reason, None)
+    if not at_table and not _on_own_last_word(s, seat):
+        entry["after_leaving"] = True  # RULES F19
     s.grey_cards[seat] = s.grey_cards.get(seat, 0) + 1
     s.record.penalties.append(entry)  # F15: recorded only
 
@@ -890,6 +1039,7 @@ def _do_grey_card(s: GameState, a: Action) -> None:
 def _do_disqualify(s: GameState, a: Action) -> None:
     seat, at_table = _penalty_seat(s, a)
     reason = _reason(a)
+    _refuse_f18(s, a, "disqualify", seat, reason)
     entry = _penalty_entry(s, "disqualify", seat, reason, None)
     _removal(s, seat, at_table, "disqualified", True, entry)
 
@@ -960,10 +1110,11 @@ def _removal(s: GameState, seat: int, at_table: bool, how: str, cancelling: bool
             # and `next` after the last one finishes the game.
             return
         if s.victim is not None and s.victim in s.at_table:
-            # W1 (FORMAT "Penalties"): the Night's remaining steps are
-            # skipped; the morning comes and the player shot leaves with his
+            # W1 (FORMAT "Penalties"): the Night's remaining checks are
+            # skipped; the player shot keeps his best move (a best move under
+            # way goes on), then the morning comes and he leaves with his
             # last word (W2), then the game is finished.
-            _morning(s)
+            _decided_in_night(s)
             return
         _finish(s)
         return

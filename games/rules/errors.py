@@ -50,6 +50,8 @@ MESSAGES: dict[str, str] = {
     "best_move_too_many": "Rule {rule}: a best move names at most three seats ({count} given).",
     # --- penalties (F1–F18, X4, W5) ---------------------------------------------
     "penalty_not_at_table": "Rule {rule}: seat {seat} is neither at the table nor giving his last word; no penalty can be given.",
+    "penalty_after_leaving": "Rule {rule}: seat {seat} has left the game; after leaving only a warning or a grey card can be given.",
+    "f18_grey_card_instead": "Rule {rule}: this offence never earns a 4th or a disqualifying foul; give seat {seat} the grey card instead («{grey_card_en}»).",
     "remove_not_at_table": "Rule {rule}: seat {seat} is not at the table and cannot be removed.",
     "ppk_seat_not_of_team": "Rule {rule}: seat {seat} does not play for the {team} team.",
     # --- winks (N12) -------------------------------------------------------------

@@ -76,6 +76,9 @@
     applied = { seq: meta.seq, at: meta.at };
     startClock();
     startPause();
+    // What is on screen now (after the overlay's delay): overlay-obs.js follows it.
+    var shown = document.getElementById("board-meta");
+    document.dispatchEvent(new CustomEvent("board:applied", { detail: { scene: shown ? shown.dataset.scene || "" : "" } }));
   }
 
   function receive(html, fromSnapshotFetch) {

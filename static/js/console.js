@@ -451,6 +451,9 @@
     f.reset();
     f.seat.value = seat;
     f.team.value = tile.dataset.team || "";
+    // "kind:code" pairs the server withholds for this seat (F18: a player
+    // with 3 fouls gets the grey card, never a foul, for those reasons).
+    f.dataset.withheld = tile.dataset.penaltyWithheld || "";
     // Only the kinds the engine allows for this seat now (legal_actions).
     var allowed = (tile.dataset.penalties || "").split(" ");
     var first = null;
@@ -490,9 +493,10 @@
     var kind = ($("input[name=do]:checked", form) || {}).value || "";
     var select = $("select[name=reason]", form);
     if (!select) return;
+    var withheld = (form.dataset.withheld || "").split(" ");
     $$("option", select).forEach(function (o) {
       if (!o.value) return;
-      var fits = o.dataset.penalty === kind;
+      var fits = o.dataset.penalty === kind && withheld.indexOf(kind + ":" + o.value) < 0;
       o.hidden = !fits;
       o.disabled = !fits;
       if (!fits && o.selected) select.value = "";

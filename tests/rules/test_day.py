@@ -148,7 +148,7 @@ def test_d6_third_foul_during_own_speech_counts_from_the_next_one() -> None:
     g.next(2).expect(day=2, speaker=4, speech_seconds=0)
 
 
-def test_d6_f5_tie_speech_is_30s_and_uses_the_penalty_up() -> None:
+def test_d6_f5_tie_speech_is_30s_and_keeps_the_penalty() -> None:
     g = G().to_day1().speeches({1: 2, 2: 3})
     for _ in range(3):
         g.do("foul", seat=3)  # 3rd foul after his Day speech, before the vote
@@ -158,7 +158,7 @@ def test_d6_f5_tie_speech_is_30s_and_uses_the_penalty_up() -> None:
     g.vote({2: [1, 4, 5, 6, 7, 8, 9, 10]})
     g.expect(step="last_word", speaker=2).next()
     g.quiet_night()
-    g.expect(day=2, speaker=3, speech_seconds=60)  # penalty used up by the tie speech
+    g.expect(day=2, speaker=3, speech_seconds=0)  # RULES D6: a tie speech is not «his minute»
 
 
 def test_d6_last_word_is_always_60s_and_keeps_the_penalty() -> None:

@@ -157,7 +157,7 @@ def test_n7_fewer_seats_accepted_as_named_more_than_three_refused() -> None:
     g = night1().shots({8: 1, 9: 1, 10: 1}).next(2)
     exc = g.refuse("best_move", seats=[2, 3, 4, 8])
     assert (exc.rule, exc.code) == ("N6", "best_move_too_many")
-    g.do("best_move", seats=[]).expect(best_move={"seat": 1, "seats": [], "blacks": 0})
+    g.do("best_move", seats=[]).expect(best_move=None)  # RULES N7: nobody named — not accepted
     g = night1().shots({8: 1, 9: 1, 10: 1}).next(2)
     g.do("best_move", seats=[9]).expect(best_move={"seat": 1, "seats": [9], "blacks": 1})
 

@@ -28,9 +28,10 @@ def test_f1_penalty_only_at_the_table_or_on_own_last_word() -> None:
     g.do("foul", seat=3).expect(fouls={3: 1}, step="last_word", speaker=3)  # his own last word
     g.next()
     exc = g.refuse("foul", seat=3)
-    assert (exc.rule, exc.code) == ("F1", "penalty_not_at_table")
-    for kind in ("warning", "grey_card", "disqualify"):
-        assert g.refuse(kind, seat=3).code == "penalty_not_at_table"
+    assert (exc.rule, exc.code) == ("F19", "penalty_after_leaving")
+    assert g.refuse("disqualify", seat=3).code == "penalty_after_leaving"
+    # RULES F19: a warning or a grey card after leaving is recorded, nothing else.
+    g.do("warning", seat=3).do("grey_card", seat=3).expect(at_table=table(3))
     exc = g.refuse("remove", seat=3)
     assert (exc.rule, exc.code) == ("X4", "remove_not_at_table")
 
@@ -279,7 +280,7 @@ def test_f13_a_foul_for_each_continuation_until_removal() -> None:
     g = G().to_day1()
     fouls(g, 4, 4)
     assert [p["count"] for p in g.s.record.penalties] == [1, 2, 3, 4]
-    assert g.refuse("foul", seat=4).code == "penalty_not_at_table"
+    assert g.refuse("foul", seat=4).code == "penalty_after_leaving"  # F19
 
 
 def test_f15_grey_card_is_recorded_only() -> None:

@@ -69,7 +69,9 @@ def _check_invariants(s: Any, *, deep: bool = True) -> None:
         if step in ("voting", "lift_vote", "speech", "tie_speech"):
             assert set(pub["nominees"]) <= set(pub["at_table"])
         if pub["winner"] is not None:
-            assert step == "last_word"  # W2: only the last word after the deciding moment
+            # W2: only the last word after the deciding moment, or (W1) the
+            # N1 best move of the player shot before it.
+            assert step in ("last_word", "best_move")
     elif pub["status"] in ("finished", "annulled"):
         assert pub["step"] == "finished" and pub["speaker"] is None
         assert legal_actions(s) == []
@@ -120,21 +122,31 @@ def _check_readings(before: GameState, action: dict[str, Any], after: GameState,
     if decided:
         assert after.winner == _w1(after), f"{do}: winner {after.winner}, W1 gives {_w1(after)}"
     if do == "shots" and decided:
-        # W1: the shot decides; the Night's remaining steps are not held, the
-        # morning: he leaves with his last word (W2).
+        # W1: the shot decides; the Night's remaining checks are not held;
+        # his N1 best move is, where N6/N9 give one; then the morning: he
+        # leaves with his last word (W2).
         victim = after.record.shots[-1]["victim"]
         assert victim is not None
-        assert (after.status, after.step, after.speaker, after.phase) == ("running", "last_word", victim, "night")
         assert after.checks == before.checks and after.best_move == before.best_move
-        assert after.left[-1] == {"seat": victim, "how": "shot", "day": before.day, "phase": "night"}
+        if after.step == "best_move":
+            assert (after.status, after.day, after.phase, after.speaker) == ("running", 1, "night", None)
+            assert victim in after.at_table
+            seen["decided_by_shot_best_move"] = seen.get("decided_by_shot_best_move", 0) + 1
+        else:
+            assert (after.status, after.step, after.speaker, after.phase) == ("running", "last_word", victim, "night")
+            assert after.left[-1] == {"seat": victim, "how": "shot", "day": before.day, "phase": "night"}
         seen["decided_by_shot"] = seen.get("decided_by_shot", 0) + 1
     elif decided and do in REMOVING and before.step in NIGHT_STEPS:
         victim = _shot_this_night(before)
         if victim is not None and victim != action.get("seat"):
-            # W1 (FORMAT "Penalties"): the morning comes, the player shot
-            # leaves with his last word.
-            assert (after.step, after.speaker, after.status) == ("last_word", victim, "running")
-            assert after.left[-1]["seat"] == victim and after.left[-1]["how"] == "shot"
+            # W1 (FORMAT "Penalties"): the player shot keeps his N1 best move
+            # (one under way goes on); then the morning comes and he leaves
+            # with his last word.
+            if after.step == "best_move":
+                assert after.day == 1 and victim in after.at_table
+            else:
+                assert (after.step, after.speaker, after.status) == ("last_word", victim, "running")
+                assert after.left[-1]["seat"] == victim and after.left[-1]["how"] == "shot"
             seen["night_removal_then_morning"] = seen.get("night_removal_then_morning", 0) + 1
         else:
             assert after.status == "finished"

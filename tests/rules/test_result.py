@@ -19,7 +19,7 @@ def test_w1_red_wins_the_moment_the_last_black_leaves_w2_last_word() -> None:
     g.next().expect(status="finished", step="finished", winner="red", speaker=None)
 
 
-def test_w1_black_wins_at_the_shot_no_checks_no_best_move() -> None:
+def test_w1_black_wins_at_the_shot_no_checks_best_move_kept() -> None:
     # W1: the shot itself is the moment 8 is out: 3 blacks v 3 reds at once.
     g = G(sheriff=1, don=2, mafia=(3, 4)).to_day1()
     for seat in (5, 6, 7):
@@ -27,11 +27,13 @@ def test_w1_black_wins_at_the_shot_no_checks_no_best_move() -> None:
     g.expect(at_table=[1, 2, 3, 4, 8, 9, 10], winner=None)  # 3 blacks, 4 reds
     g.speeches()
     g.shots({2: 8, 3: 8, 4: 8})
-    # W1: the Night's remaining steps (don/sheriff check, N1 best move) are
-    # not held; the morning comes, 8 leaves with his last word (W2).
+    # W1: the Night's remaining checks are not held; his N1 best move is
+    # (RULES W1 INTERP); then the morning: 8 leaves with his last word (W2).
+    g.expect(winner="black", status="running", step="best_move", phase="night", checks=[], best_move=None)
+    assert g.s.record.result["index"] == len(g.log) - 1  # decided by the shot action
+    g.next()  # no best move left
     g.expect(winner="black", status="running", step="last_word", speaker=8, phase="night", checks=[], best_move=None,
              left=[*g.pub["left"][:3], left(8, "shot", 1, "night")])
-    assert g.s.record.result["index"] == len(g.log) - 1  # decided by the shot action
     g.next().expect(status="finished", winner="black")
 
 
@@ -52,8 +54,9 @@ def test_w1_removal_deciding_in_a_night_counts_the_player_shot_out() -> None:
     g.shots({2: 7, 3: 7, 4: 7})  # 7 shot: out for W1 (3 blacks v 1, 8, 9, 10): not decided
     g.expect(status="running", winner=None, step="don_check", at_table=[1, 2, 3, 4, 7, 8, 9, 10])
     g.do("disqualify", seat=8)  # 3 blacks v 1, 9, 10 (7 counted out): black wins now
-    # W1 (FORMAT "Penalties"): the remaining steps are skipped; the morning:
-    # 7 leaves with his last word (W2), then finished.
+    # W1 (FORMAT "Penalties"): the remaining checks are skipped, 7 keeps his
+    # best move; the morning: 7 leaves with his last word (W2), then finished.
+    g.expect(status="running", winner="black", step="best_move").next()
     g.expect(status="running", winner="black", step="last_word", speaker=7, phase="night", at_table=[1, 2, 3, 4, 9, 10])
     assert g.pub["left"][-2:] == [left(8, "disqualified", 1, "night"), left(7, "shot", 1, "night")]
     g.next().expect(status="finished", winner="black")
@@ -64,7 +67,7 @@ def test_w1_removal_after_a_deciding_shot_changes_nothing_w3() -> None:
     for seat in (5, 6, 7):
         g.do("remove", seat=seat)
     g.speeches()
-    g.shots({2: 8, 3: 8, 4: 8})
+    g.shots({2: 8, 3: 8, 4: 8}).next()  # W1: his best move step, none left
     g.expect(winner="black", step="last_word", speaker=8)
     for seat in (2, 3, 4):  # every black removed: W3, the result stands
         g.do("disqualify", seat=seat)

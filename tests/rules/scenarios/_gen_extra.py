@@ -36,7 +36,8 @@ def s_setup_game_actions_refused():
 def s_penalty_refusals():
     s = Scenario("F1", "penalties_refused_for_players_who_left",
                  "FORMAT: penalties (foul ... disqualify, grey card included) apply to a player at the table or in his "
-                 "own last word; remove only to a player at the table; all refused for a player who left earlier.")
+                 "own last word; remove only to a player at the table; for a player who left earlier, foul, disqualify "
+                 "and remove are refused, a warning or a grey card is recorded and changes nothing (RULES F19).")
     s.setup().to_day1()
     s.speeches(range(1, 11), noms={1: 2, 3: 4})
     s.vote({2: [1, 2, 3, 5, 6, 7]})
@@ -44,8 +45,11 @@ def s_penalty_refusals():
     s.a("grey_card", seat=2)
     s.nx()
     s.x(step="mafia_shot")
-    for do in ("foul", "warning", "grey_card", "disqualify", "remove"):
+    for do in ("foul", "disqualify", "remove"):
         s.rej(do, seat=2)
+    for do in ("warning", "grey_card"):
+        s.a(do, seat=2)
+        s.x(step="mafia_shot", at_table=[1, 3, 4, 5, 6, 7, 8, 9, 10], left=[left(2, "vote", 1, "day")])
     s.rej("foul", seat=11)
     s.x(step="mafia_shot", left=[left(2, "vote", 1, "day")], fouls={})
     return s

@@ -248,14 +248,15 @@ def s_n6_best_move_pass_and_next():
 
 def s_n7_best_move_empty_and_too_many():
     s = Scenario("N7", "best_move_empty_seats_and_four_refused",
-                 "N7 INTERP / FORMAT: seats [] accepted -> {seat, seats: [], blacks: 0}; four seats refused.")
+                 "N7 INTERP / FORMAT: seats [] names nobody: not accepted, best_move stays null (issue 21); four "
+                 "seats refused.")
     quiet_day1(s)
     s.night(shots={8: 1, 9: 1, 10: 1})
     s.x(step="best_move")
     s.rej("best_move", seats=[8, 9, 10, 2])
     s.x(step="best_move", best_move=None)
     s.a("best_move", seats=[])
-    s.x(step="last_word", speaker=1, best_move={"seat": 1, "seats": [], "blacks": 0})
+    s.x(step="last_word", speaker=1, best_move=None)
     return s
 
 

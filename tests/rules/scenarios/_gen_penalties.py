@@ -15,7 +15,8 @@ def s_f3_fourth_foul_speaker():
     s = Scenario("F3", "fourth_foul_removes_current_speaker",
                  "F3: the 4th foul removes at once (how fouls), no last word; fouls keeps the count; the next speaker's "
                  "step begins; F10 INTERP: it cancels Day 1's vote (Night after the last speech); Day 2 votes; a "
-                 "penalty to a player who left (not in his last word) is refused.")
+                 "foul or disqualifying foul to a player who left (not in his last word) is refused; a warning is "
+                 "recorded and changes nothing (RULES F19).")
     s.setup().to_day1()
     s.speeches([1, 2], noms={1: 2, 2: 4})
     s.x(step="speech", speaker=3)
@@ -27,7 +28,8 @@ def s_f3_fourth_foul_speaker():
     s.x(step="speech", speaker=4, speech_seconds=60, fouls={"3": 4}, at_table=table(3),
         left=[left(3, "fouls", 1, "day")], nominees=[2, 4])
     s.rej("foul", seat=3)
-    s.rej("warning", seat=3)
+    s.a("warning", seat=3)  # RULES F19: recorded, changes nothing at the table
+    s.x(step="speech", speaker=4, at_table=table(3), left=[left(3, "fouls", 1, "day")])
     s.rej("disqualify", seat=3)
     s.speeches([4, 5, 6, 7, 8, 9, 10])
     s.x(step="mafia_shot", phase="night", day=1, nominees=[], left=[left(3, "fouls", 1, "day")])
@@ -53,7 +55,9 @@ def s_f4_second_warning():
     s.x(at_table=ALL, left=[], fouls={}, step="speech", speaker=1)
     s.a("warning", seat=6)
     s.x(step="speech", speaker=1, at_table=table(6), left=[left(6, "warnings", 1, "day")], fouls={})
-    s.rej("warning", seat=6)
+    s.a("warning", seat=6)  # RULES F19: after leaving a warning is recorded, nobody removed
+    s.x(step="speech", speaker=1, at_table=table(6), left=[left(6, "warnings", 1, "day")])
+    s.rej("foul", seat=6)
     s.nx()
     s.speeches([2, 3, 4, 5, 7, 8, 9, 10], noms={3: 4})
     s.x(step="mafia_shot", day=1, nominees=[], left=[left(6, "warnings", 1, "day")])

@@ -60,7 +60,8 @@ def quiet_night(s: Scenario, day: int, opener: int, don: bool = True, sheriff: b
 def s_w1_two_v_two_at_shot_then_black_disqualified():
     s = Scenario("W1", "shot_leaves_two_v_two_black_wins_at_shot_then_black_disqualified",
                  "W1 (issue 10, case 1): the shot leaves 2 reds against 2 blacks: black has won at the shot; the "
-                 "Night's checks are not held, the morning comes and the player shot leaves with his last word (W2). "
+                 "Night's checks are not held; the player shot keeps his N1 best move (RULES W1 INTERP, issue 21: "
+                 "accepted, 2 blacks); the morning comes and he leaves with his last word (W2). "
                  "A black disqualified afterwards the same Night changes nothing (W3).",
                  "Before the reading: the pending shot did not count and the game went on after the disqualification.")
     s.setup()
@@ -68,9 +69,13 @@ def s_w1_two_v_two_at_shot_then_black_disqualified():
     s.to_day1()
     quiet_day(s, [1, 5, 7, 8, 9], 1)
     s.a("shots", by={"8": 1, "9": 1})
+    s.x(status="running", winner="black", phase="night", day=1, step="best_move", speaker=None, checks=[],
+        best_move=None, at_table=[1, 5, 7, 8, 9])
+    s.rej("don_check", target=5)
+    s.a("best_move", seats=[8, 9])
     s.x(status="running", winner="black", phase="night", day=1, step="last_word", speaker=1, speech_seconds=60,
         at_table=[5, 7, 8, 9], left=n0_removed(10, 2, 3, 4, 6) + [left(1, "shot", 1, N0)], checks=[],
-        best_move=None)
+        best_move={"seat": 1, "seats": [8, 9], "blacks": 2})
     s.a("disqualify", seat=9)
     s.x(status="running", winner="black", step="last_word", speaker=1, at_table=[5, 7, 8],
         left=n0_removed(10, 2, 3, 4, 6) + [left(1, "shot", 1, N0), left(9, "disqualified", 1, N0)])
@@ -91,6 +96,8 @@ def s_w1_don_shoots_himself_then_red_disqualified():
     s.to_day1()
     quiet_day(s, [1, 7, 8], 1)
     s.a("shots", by={"8": 8})
+    s.x(status="running", winner="red", phase="night", day=1, step="best_move", checks=[], best_move=None)
+    s.nx()  # W1 INTERP (issue 21): his N1 best move step is held; none left
     s.x(status="running", winner="red", phase="night", day=1, step="last_word", speaker=8, at_table=[1, 7],
         left=n0_removed(9, 10, 2, 3, 4, 5, 6) + [left(8, "shot", 1, N0)], checks=[], best_move=None)
     s.a("disqualify", seat=7)
@@ -104,9 +111,9 @@ def s_w1_don_shoots_himself_then_red_disqualified():
 def s_w1_don_shoots_six_then_disqualified():
     s = Scenario("W1", "don_shoots_six_then_disqualified_red_wins_six_leaves_with_last_word",
                  "W1 (issue 10, case 3): the Don, the last black, shoots seat 6 (not deciding: the Night goes on) and "
-                 "is disqualified on his check step: red wins at the disqualification; the Night's remaining steps "
-                 "(Sheriff check, best move) are skipped, the morning: seat 6 leaves with his last word, then "
-                 "finished.",
+                 "is disqualified on his check step: red wins at the disqualification; the Night's remaining check "
+                 "(Sheriff) is skipped, seat 6 keeps his N1 best move (RULES W1 INTERP, issue 21), the morning: "
+                 "seat 6 leaves with his last word, then finished.",
                  "Before the reading: the game ended at once and seat 6 stayed at the table.")
     s.setup()
     remove_in_n0(s, (9, 10))  # reds 1..7 against the Don 8
@@ -115,8 +122,10 @@ def s_w1_don_shoots_six_then_disqualified():
     s.a("shots", by={"8": 6})
     s.x(status="running", winner=None, step="don_check", at_table=[1, 2, 3, 4, 5, 6, 7, 8], left=n0_removed(9, 10))
     s.a("disqualify", seat=8)
+    s.x(status="running", winner="red", phase="night", day=1, step="best_move", checks=[], best_move=None)
+    s.a("best_move", seats=[8])
     s.x(status="running", winner="red", phase="night", day=1, step="last_word", speaker=6, speech_seconds=60,
-        at_table=[1, 2, 3, 4, 5, 7], best_move=None, checks=[],
+        at_table=[1, 2, 3, 4, 5, 7], best_move={"seat": 6, "seats": [8], "blacks": 1}, checks=[],
         left=n0_removed(9, 10) + [left(8, "disqualified", 1, N0), left(6, "shot", 1, N0)])
     s.nx()
     s.x(status="finished", step="finished", winner="red", speaker=None, at_table=[1, 2, 3, 4, 5, 7])
@@ -156,10 +165,10 @@ def s_w1_sheriff_shot_decides_before_his_check():
 
 
 def s_w1_n1_deciding_shot_no_best_move():
-    s = Scenario("W1", "n1_deciding_shot_no_checks_no_best_move",
-                 "W1/N6/N9: a deciding shot in Night 1, one player left by the Day 1 vote (so N9 would allow the "
-                 "best move): the Night's remaining steps — checks and best move — are not held; best_move stays "
-                 "null; the morning, the W2 last word, finished.")
+    s = Scenario("W1", "n1_deciding_shot_no_checks_best_move_kept",
+                 "W1/N6/N9: a deciding shot in Night 1, one player left by the Day 1 vote (so N9 allows the "
+                 "best move): the Night's remaining checks are not held; the player shot keeps his best move "
+                 "(RULES W1 INTERP, issue 21): accepted, 3 blacks; the morning, the W2 last word, finished.")
     s.setup()
     remove_in_n0(s, (2, 3))
     s.to_day1()
@@ -170,12 +179,15 @@ def s_w1_n1_deciding_shot_no_best_move():
     s.nx()
     s.x(step="mafia_shot", phase="night", day=1)
     s.a("shots", by={"8": 1, "9": 1, "10": 1})  # reds 5, 6, 7 against 8, 9, 10
-    s.x(status="running", winner="black", step="last_word", speaker=1, phase="night", day=1, best_move=None, checks=[],
+    s.x(status="running", winner="black", step="best_move", speaker=None, phase="night", day=1, best_move=None, checks=[])
+    s.rej("don_check", target=5)
+    s.a("best_move", seats=[8, 9, 10])
+    best = {"seat": 1, "seats": [8, 9, 10], "blacks": 3}
+    s.x(status="running", winner="black", step="last_word", speaker=1, phase="night", day=1, best_move=best, checks=[],
         left=n0_removed(2, 3) + [left(4, "vote", 1, "day"), left(1, "shot", 1, N0)])
     s.rej("best_move", seats=[8, 9, 10])
-    s.x(step="last_word", speaker=1, best_move=None)
     s.nx()
-    s.x(status="finished", step="finished", winner="black", best_move=None)
+    s.x(status="finished", step="finished", winner="black", best_move=best)
     return s
 
 
@@ -216,8 +228,9 @@ def s_w1_n1_deciding_shot_under_n9():
 def s_w1_non_deciding_shot_then_deciding_removal_on_best_move():
     s = Scenario("W1", "non_deciding_shot_then_deciding_disqualification_on_best_move",
                  "W1 INTERP: a non-deciding N1 shot (4 reds against 3 counting him out): the Night goes on, he keeps "
-                 "his checks and best-move step; a red disqualified on best_move decides (3 v 3): the best move is "
-                 "not held, the morning comes, the player shot leaves with his last word, then finished.")
+                 "his checks and best-move step; a red disqualified on best_move decides (3 v 3): the best move under "
+                 "way goes on (RULES W1 INTERP, issue 21), the morning comes, the player shot leaves with his last "
+                 "word, then finished.")
     s.setup()
     remove_in_n0(s, (2, 3))  # reds 1, 4, 5, 6, 7 against 8, 9, 10
     s.to_day1()
@@ -229,8 +242,10 @@ def s_w1_non_deciding_shot_then_deciding_removal_on_best_move():
     s.nx()
     s.x(step="best_move", winner=None, status="running")
     s.a("disqualify", seat=6)
-    s.x(status="running", winner="black", phase="night", day=1, step="last_word", speaker=1, best_move=None,
-        at_table=[4, 5, 7, 8, 9, 10],
+    s.x(status="running", winner="black", phase="night", day=1, step="best_move", best_move=None)
+    s.a("best_move", seats=[8])
+    s.x(status="running", winner="black", phase="night", day=1, step="last_word", speaker=1,
+        best_move={"seat": 1, "seats": [8], "blacks": 1}, at_table=[4, 5, 7, 8, 9, 10],
         left=n0_removed(2, 3) + [left(6, "disqualified", 1, N0), left(1, "shot", 1, N0)])
     s.rej("best_move", seats=[8])
     s.x(step="last_word", speaker=1)
@@ -248,6 +263,8 @@ def s_w1_victim_removed_after_deciding_shot():
     s.to_day1()
     quiet_day(s, [1, 5, 7, 8, 9], 1)
     s.a("shots", by={"8": 1, "9": 1})
+    s.x(status="running", winner="black", step="best_move")
+    s.nx()  # W1 INTERP (issue 21): his best move step is held; none left
     s.x(status="running", winner="black", step="last_word", speaker=1, at_table=[5, 7, 8, 9])
     s.a("foul", seat=1)
     s.x(status="running", winner="black", step="last_word", speaker=1, fouls={"1": 1})

@@ -325,9 +325,9 @@ def s_d6_third_foul_own_speech():
 
 
 def s_f5_tie_speech_uses_penalty():
-    s = Scenario("F5", "tie_speech_30_uses_up_penalty",
-                 "F5/D6 INTERP: 3rd foul after his Day speech; his nearest speech is a tie speech: 30 s, which uses "
-                 "the penalty up, so his Day 2 speech is 60.")
+    s = Scenario("D6", "tie_speech_30_keeps_the_penalty_for_next_speech",
+                 "F5/D6 INTERP (issue 21): 3rd foul after his Day speech; a tie speech comes first: 30 s, and it is "
+                 "not «his minute», so his Day 2 speech is the lost one (0 s, nomination kept); the next is 60.")
     s.setup().to_day1()
     s.speeches([1, 2, 3, 4], noms={1: 2, 3: 4})
     s.x(step="speech", speaker=5)
@@ -348,7 +348,10 @@ def s_f5_tie_speech_uses_penalty():
     s.night()
     s.x(step="speech", day=2, speaker=3, speech_seconds=60)
     s.nx()
-    s.x(step="speech", speaker=4, speech_seconds=60)
+    s.x(step="speech", speaker=4, speech_seconds=0)
+    s.a("nominate", by=4, target=5)
+    s.nx()
+    s.x(step="speech", speaker=5, speech_seconds=60, nominees=[5])
     return s
 
 
