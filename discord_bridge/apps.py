@@ -9,3 +9,4 @@ class DiscordBridgeConfig(AppConfig):
 
     def ready(self) -> None:
         from discord_bridge import receivers  # noqa: F401  (connects to games.signals.game_changed)
+        import discord_bridge.voice_receivers  # noqa: F401  (issue 29: the voice chores follow the game)

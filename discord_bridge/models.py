@@ -191,3 +191,6 @@ class VoiceSnapshot(models.Model):
 
     def voice_members(self) -> list[VoiceMember]:
         return [VoiceMember(int(m["id"]), str(m.get("name", ""))) for m in self.members]
+
+
+from discord_bridge.voice_models import VoiceControl, VoiceJournal, VoiceMute  # noqa: E402,F401  (issue 29: the voice chores)

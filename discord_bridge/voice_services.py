@@ -1,0 +1,200 @@
+"""The voice chores' write path (issue 29): what the bot should do, and the journal of what it did.
+
+The web process plans: on each game change (games.signals.game_changed, after commit) it maps
+the game's state to the members who should be muted (discord_bridge.voice.muted_seats) and
+stores them on the game's VoiceControl with a new revision. The bot process applies: it polls
+for unapplied revisions (as it polls its outbox, every 100 ms) and reconciles the voice channel
+with the plan and with the journal of whom it muted itself (VoiceMute). Nothing here writes
+the protocol log; the host sees the journal in the console's Discord strip.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from discord_bridge import voice
+from discord_bridge.models import DiscordLink, VoiceControl, VoiceJournal, VoiceMute
+from games import services as game_services
+from games.models import Game, GameStatus
+from games.reading import running_tech_pause
+
+log = logging.getLogger(__name__)
+
+MUTE = "mute"
+UNMUTE = "unmute"
+RELEASE = "release"
+
+
+def _view(game: Game, *, tech_pause: bool) -> voice.VoiceView:
+    state = game_services.game_state(game)
+    return voice.VoiceView(
+        status=game.status, phase=state.phase, step=state.step, speaker=state.speaker,
+        at_table=frozenset(state.at_table), tech_pause=tech_pause,
+    )
+
+
+def _as_desired(link: DiscordLink, seats: frozenset[int]) -> dict[str, int]:
+    by_seat = link.seat_map().by_seat
+    return {str(by_seat[seat]): seat for seat in sorted(seats) if seat in by_seat}
+
+
+def plan(game_id: int, now: datetime | None = None) -> VoiceControl | None:
+    """Store who should be muted now in the game's voice channel; bump the revision if it changed."""
+    link = DiscordLink.objects.filter(game_id=game_id).select_related("game").first()
+    if link is None:
+        return None
+    game = link.game
+    now = now or timezone.now()
+    with transaction.atomic():
+        control, _ = VoiceControl.objects.select_for_update().get_or_create(game=game)
+        pause = running_tech_pause(game, now) if game.status == GameStatus.RUNNING else None
+        released = bool(control.released_at_key) and control.released_at_key == game.clock_key
+        then_desired: dict[str, int] | None = None
+        then_at: datetime | None = None
+        if not control.mute_enabled or released or link.voice_channel_id is None:
+            desired: dict[str, int] = {}
+        else:
+            linked = link.seat_map().by_seat.keys()
+            desired = _as_desired(link, voice.muted_seats(_view(game, tech_pause=pause is not None), linked, unmute_on_tech_pause=control.unmute_on_tech_pause))
+            if pause is not None:
+                # The pause ends by time, with no action: the Night's (or Day's) plan takes over then.
+                then_desired = _as_desired(link, voice.muted_seats(_view(game, tech_pause=False), linked))
+                then_at = pause["deadline"]
+        if not released:
+            control.released_at_key = ""
+        if (desired, then_desired, then_at) != (control.desired, control.then_desired, control.then_at):
+            control.desired, control.then_desired, control.then_at = desired, then_desired, then_at
+            control.revision += 1
+        control.save()
+    return control
+
+
+def release_all(*, game: Game) -> VoiceControl:
+    """The host's «размутить всех»: unmute everyone the bot muted, until the next step change."""
+    with transaction.atomic():
+        control, _ = VoiceControl.objects.select_for_update().get_or_create(game=game)
+        control.released_at_key = game.clock_key or "-"
+        control.desired, control.then_desired, control.then_at = {}, None, None
+        control.revision += 1
+        control.save()
+        VoiceJournal.objects.create(game=game, at=timezone.now(), kind=RELEASE)
+    return control
+
+
+def save_settings(*, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool) -> VoiceControl:
+    control, _ = VoiceControl.objects.get_or_create(game=game)
+    control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled = mute_enabled, unmute_on_tech_pause, alerts_enabled
+    control.save()
+    plan(game.pk)
+    return control
+
+
+# --- the bot's side ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Reconcile:
+    """One game's voice channel as the bot should leave it."""
+
+    game_id: int
+    revision: int
+    guild_id: int | None
+    voice_channel_id: int | None
+    desired: dict[int, int]  # user id → seat: keep muted
+    mine: dict[int, int]  # user id → seat: muted by the bot and not unmuted yet
+
+
+def due_game_ids(now: datetime | None = None) -> list[int]:
+    """Games whose plan the bot has not applied yet (a tech pause that ran out is promoted first)."""
+    now = now or timezone.now()
+    for control in VoiceControl.objects.filter(then_at__lte=now):
+        with transaction.atomic():
+            locked = VoiceControl.objects.select_for_update().get(pk=control.pk)
+            if locked.then_at is not None and locked.then_at <= now:
+                locked.desired, locked.then_desired, locked.then_at = locked.then_desired or {}, None, None
+                locked.revision += 1
+                locked.save()
+    return list(VoiceControl.objects.filter(revision__gt=F("applied_revision")).values_list("game_id", flat=True))
+
+
+def reconcilable_game_ids() -> list[int]:
+    """On the bot's start: every game with a plan to apply or someone the bot still has muted."""
+    live = VoiceControl.objects.filter(Q(game__status=GameStatus.RUNNING) | Q(revision__gt=F("applied_revision"))).values_list("game_id", flat=True)
+    muted = VoiceMute.objects.values_list("game_id", flat=True)
+    return sorted(set(live) | set(muted))
+
+
+def games_on_voice_channel(channel_ids: set[int]) -> list[int]:
+    """The games a voice state change in these channels concerns: linked there, and live or with mutes left."""
+    ids = DiscordLink.objects.filter(voice_channel_id__in=channel_ids).filter(Q(game__status=GameStatus.RUNNING) | Q(game__voice_mutes__isnull=False)).values_list("game_id", flat=True)
+    return sorted(set(ids))
+
+
+def games_muting_user(user_id: int) -> list[int]:
+    """The games where the bot keeps this member muted (he may return to the channel or to any channel)."""
+    return sorted(set(VoiceMute.objects.filter(user_id=user_id).values_list("game_id", flat=True)))
+
+
+def reconcile_for(game_id: int) -> Reconcile | None:
+    link = DiscordLink.objects.filter(game_id=game_id).first()
+    control = VoiceControl.objects.filter(game_id=game_id).first()
+    mine = {m.user_id: m.seat or 0 for m in VoiceMute.objects.filter(game_id=game_id)}
+    if control is None and not mine:
+        return None
+    desired = {int(u): int(s) for u, s in (control.desired if control else {}).items()}
+    return Reconcile(
+        game_id=game_id, revision=control.revision if control else 0,
+        guild_id=link.guild_id if link else None, voice_channel_id=link.voice_channel_id if link else None,
+        desired=desired, mine=mine,
+    )
+
+
+def mark_applied(game_id: int, revision: int) -> None:
+    VoiceControl.objects.filter(game_id=game_id, applied_revision__lt=revision).update(applied_revision=revision)
+
+
+def will_mute(*, game_id: int, guild_id: int, user_id: int, seat: int) -> None:
+    """Written before the mute request: a crash between the two leaves a row to unmute, never a
+    member muted that nobody remembers."""
+    VoiceMute.objects.get_or_create(game_id=game_id, user_id=user_id, defaults={"guild_id": guild_id, "seat": seat})
+
+
+def forget_mute(*, game_id: int, user_id: int) -> None:
+    VoiceMute.objects.filter(game_id=game_id, user_id=user_id).delete()
+
+
+def journal(*, game_id: int, kind: str, seat: int | None, ok: bool = True, detail: str = "", at: datetime | None = None) -> VoiceJournal:
+    from discord_bridge import services
+
+    entry = VoiceJournal.objects.create(game_id=game_id, at=at or timezone.now(), kind=kind, seat=seat, ok=ok, detail=detail[:300])
+    services.push_to_host(game_id, {"event": "voice", "kind": kind})
+    return entry
+
+
+def alert(*, user_id: int, before: voice.VoicePresence, after: voice.VoicePresence, at: datetime | None = None) -> list[VoiceJournal]:
+    """A seated player's voice state changed: the host's alerts (information, never a penalty)."""
+    entries: list[VoiceJournal] = []
+    for link in DiscordLink.objects.filter(game__status=GameStatus.RUNNING, voice_channel_id__isnull=False).select_related("game"):
+        seat = link.seat_map().seat_of(user_id)
+        if seat is None or link.voice_channel_id is None:
+            continue
+        control = VoiceControl.objects.filter(game_id=link.game_id).first()
+        if control is not None and not control.alerts_enabled:
+            continue
+        for kind in voice.presence_changes(before, after, link.voice_channel_id):
+            entries.append(journal(game_id=link.game_id, kind=kind, seat=seat, at=at))
+    return entries
+
+
+def recent(game: Game, limit: int = 12) -> list[VoiceJournal]:
+    return list(VoiceJournal.objects.filter(game=game)[:limit])
+
+
+def muted_now(game: Game) -> list[int]:
+    return sorted(m.seat or 0 for m in VoiceMute.objects.filter(game=game))
