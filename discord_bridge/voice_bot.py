@@ -24,11 +24,11 @@ from discord_bridge import voice, voice_services
 
 log = logging.getLogger(__name__)
 
-NOT_IN_VOICE = "не в голосовом канале (Discord 40032): замьючу, когда зайдёт"
-NOT_IN_VOICE_UNMUTE = "не в голосовом канале (Discord 40032): размьючу, когда зайдёт"
-NO_GUILD = "сервер игры не виден боту"
-MUTE_REASON = "Протокол мафии: ночь (мут ведущего)"
-UNMUTE_REASON = "Протокол мафии: день, конец игры или «размутить всех»"
+NOT_IN_VOICE = "Discord 40032: not in the voice channel; muted when he joins"
+NOT_IN_VOICE_UNMUTE = "Discord 40032: not in voice; unmuted when he joins"
+NO_GUILD = "the game's server is not visible to the bot"
+MUTE_REASON = "Mafia protocol: night (the host's mute)"
+UNMUTE_REASON = "Mafia protocol: day, the game's end, or the host's unmute all"
 
 
 def _db(fn: Any) -> Any:

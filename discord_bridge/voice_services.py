@@ -19,7 +19,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from discord_bridge import voice
-from discord_bridge.models import DiscordLink, VoiceControl, VoiceJournal, VoiceMute
+from discord_bridge.models import DiscordLink
+from discord_bridge.voice_models import VoiceControl, VoiceJournal, VoiceMute
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.reading import running_tech_pause

@@ -28,7 +28,7 @@ from discord_bridge import voice, voice_bot, voice_services
 from discord_bridge.models import VoiceControl, VoiceJournal, VoiceMute
 from games import services as game_services
 
-from .helpers import ROLES, harness_intents
+from .helpers import ROLES, harness_intents, user_id
 
 # --- the pure plan -----------------------------------------------------------------------------
 
@@ -451,3 +451,65 @@ async def test_ten_mutes_follow_the_hosts_key_within_a_second_on_the_bots_own_lo
     await to_step(game, host, "speech")
     assert await until(lambda: server.muted() == set(), seconds=3.0)
     assert time.perf_counter() - pressed <= 1.0 + 0.5  # several steps recorded on the way
+
+
+# --- chore 4: deafened, left, returned — in the console's strip ---------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_deafen_leave_and_return_of_seated_players_are_alerts_never_penalties(harness, host):
+    server, config = harness
+    voice_channel = config.guilds[0].voice_channels[0]
+    members = config.members
+    for m in [*members[:10], members[10]]:
+        server.state(m, voice_channel.id)
+    await dpytest.run_all_events()
+    game = await linked_game(host, config, voice_channel.id)
+    await act(game, ROLES, host)
+    await act(game, {"do": "start"}, host)
+    await settle()
+    seq = (await sync_to_async(lambda: (game.refresh_from_db(), game.seq))())[1]
+    server.state(members[3], voice_channel.id, self_deaf=True)  # №4 turns his sound off (line 35)
+    server.state(members[6], None)  # №7 leaves the channel (line 55)
+    server.state(members[10], None)  # the host (no seat): no alert
+    await settle()
+    server.state(members[6], voice_channel.id)  # №7 is back: muted again on join (still night)
+    server.state(members[3], voice_channel.id, self_deaf=False)
+    await settle()
+    alerts = await sync_to_async(lambda: list(VoiceJournal.objects.filter(game=game, kind__in=["deafened", "undeafened", "left", "returned"]).order_by("at", "pk").values_list("kind", "seat")))()
+    assert alerts == [("deafened", 4), ("left", 7), ("returned", 7), ("undeafened", 4)]
+    assert members[6].id in server.muted()
+    # Information only: the protocol did not move.
+    assert (await sync_to_async(lambda: (game.refresh_from_db(), game.seq))())[1] == seq
+
+
+@pytest.mark.django_db
+def test_the_strip_shows_alerts_failures_and_unmute_all_to_the_host_only(client, host, other_user):
+    from django.urls import reverse
+
+    from discord_bridge import services
+
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    services.link_save(game=game, guild_id=1, text_channel_id=None, voice_channel_id=556, webhook_url="", seats={str(s): str(user_id(s)) for s in range(1, 11)})
+    voice_services.will_mute(game_id=game.pk, guild_id=1, user_id=user_id(4), seat=4)
+    voice_services.journal(game_id=game.pk, kind=voice.DEAFENED, seat=4)
+    voice_services.journal(game_id=game.pk, kind=voice.LEFT, seat=7)
+    voice_services.journal(game_id=game.pk, kind=voice_services.MUTE, seat=10, ok=False, detail=voice_bot.NOT_IN_VOICE)
+    client.force_login(host)
+    html = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
+    assert "№4 выключил звук" in html and "№7 вышел из канала" in html
+    assert "№10: мут не поставлен — не в голосовом канале" in html
+    assert "data-voice-release" in html and "№4" in html
+    response = client.post(reverse("discord:voice_release", args=[game.pk]))
+    assert response.status_code == 200
+    control = VoiceControl.objects.get(game=game)
+    assert control.desired == {} and control.revision > control.applied_revision  # the bot applies it next poll
+    assert client.post(reverse("discord:voice_settings", args=[game.pk]), {"settings": "1", "alerts_enabled": "on"}).status_code == 200
+    control.refresh_from_db()
+    assert (control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled) == (False, False, True)
+    client.force_login(other_user)
+    assert client.post(reverse("discord:voice_release", args=[game.pk])).status_code == 403
+    assert client.get(reverse("discord:panel", args=[game.pk])).status_code == 403
+    client.logout()
+    assert b"\xe2\x84\x964 \xd0\xb2\xd1\x8b\xd0\xba\xd0\xbb" not in client.get(reverse("discord:panel", args=[game.pk])).content
