@@ -87,3 +87,17 @@ def presence_changes(before: VoicePresence, after: VoicePresence, game_channel_i
     elif is_in and was_in and before.deaf and not after.deaf:
         changes.append(UNDEAFENED)
     return changes
+
+
+# --- the seat draw (chore 1) ----------------------------------------------------------------
+
+
+def draw_line(seed: str, players: list[str]) -> str:
+    """The game's text channel: the drawn seating with its seed (line 29: numbers are drawn by the
+    bot), so anyone can check it (games.services.draw_seating: random.Random(seed).shuffle)."""
+    seats = ", ".join(f"{seat} — {name}" for seat, name in enumerate(players, start=1))
+    return f"Рассадка (S1, жребий, сид {seed}): {seats}"[:2000]
+
+
+def seat_dm(seat: int) -> str:
+    return f"Ваш номер: {seat}"

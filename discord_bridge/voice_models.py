@@ -22,6 +22,7 @@ class VoiceControl(models.Model):
     mute_enabled = models.BooleanField(_("night mute, day unmute"), default=True)
     unmute_on_tech_pause = models.BooleanField(_("unmute the table during a tech pause (D7)"), default=True)
     alerts_enabled = models.BooleanField(_("voice alerts (deafened, left)"), default=True)
+    draw_post_enabled = models.BooleanField(_("post the seat draw and DM each seat"), default=True)
     # Discord user ids as strings (snowflakes exceed JSON's safe integers): {"user id": seat}.
     desired = models.JSONField(default=dict, blank=True)
     then_desired = models.JSONField(null=True, blank=True)

@@ -23,6 +23,7 @@ def on_game_changed(sender: Any, game_id: int, **kwargs: Any) -> None:
     from discord_bridge import voice_services
 
     voice_services.plan(game_id)
+    voice_services.post_draw(game_id)
 
 
 @receiver(post_save, sender=DiscordLink, dispatch_uid="discord_bridge.voice_link")
@@ -30,4 +31,4 @@ def on_link_saved(sender: Any, instance: DiscordLink, **kwargs: Any) -> None:
     from discord_bridge import voice_services
 
     game_id = instance.game_id
-    transaction.on_commit(lambda: voice_services.plan(game_id))
+    transaction.on_commit(lambda: (voice_services.plan(game_id), voice_services.post_draw(game_id)))

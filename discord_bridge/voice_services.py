@@ -76,6 +76,41 @@ def plan(game_id: int, now: datetime | None = None) -> VoiceControl | None:
     return control
 
 
+DRAW_KIND = "draw"  # a ChatPost kind of the bridge's outbox (delivered by its webhook or bot path)
+
+
+def post_draw(game_id: int) -> list[int]:
+    """Chore 1: the seating drawn in the console (S1, its `seat` action with a seed) is posted in the
+    game's text channel once per seed, and each linked seat gets «Ваш номер: N» once. A manual
+    seating (no seed) is no draw and is not posted. Returns the queued posts' ids."""
+    from discord_bridge import services
+
+    link = DiscordLink.objects.filter(game_id=game_id).select_related("game").first()
+    if link is None or link.game.status not in (GameStatus.SETUP, GameStatus.RUNNING):
+        return []
+    control = VoiceControl.objects.filter(game_id=game_id).first()
+    if control is not None and not control.draw_post_enabled:
+        return []
+    game = link.game
+    drawn = None
+    for payload in game.active_actions().values_list("payload", flat=True):
+        if isinstance(payload, dict) and payload.get("do") == "seat":
+            drawn = payload
+    if drawn is None or not drawn.get("seed") or not isinstance(drawn.get("players"), list):
+        return []
+    seed, players = str(drawn["seed"]), [str(p) for p in drawn["players"]]
+    queued = []
+    if link.text_channel_id or link.webhook_url:
+        post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}"[:120], text=voice.draw_line(seed, players))
+        if post is not None:
+            queued.append(post.pk)
+    for seat, user in sorted(link.seat_map().by_seat.items()):
+        post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}:{seat}:{user}"[:120], text=voice.seat_dm(seat), to_user_id=user)
+        if post is not None:
+            queued.append(post.pk)
+    return queued
+
+
 def release_all(*, game: Game) -> VoiceControl:
     """The host's «размутить всех»: unmute everyone the bot muted, until the next step change."""
     with transaction.atomic():
@@ -88,9 +123,10 @@ def release_all(*, game: Game) -> VoiceControl:
     return control
 
 
-def save_settings(*, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool) -> VoiceControl:
+def save_settings(*, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool, draw_post_enabled: bool = True) -> VoiceControl:
     control, _ = VoiceControl.objects.get_or_create(game=game)
     control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled = mute_enabled, unmute_on_tech_pause, alerts_enabled
+    control.draw_post_enabled = draw_post_enabled
     control.save()
     plan(game.pk)
     return control

@@ -29,5 +29,6 @@ def settings(request: HttpRequest, pk: int) -> HttpResponse:
     data = request.POST
     voice_services.save_settings(
         game=game, mute_enabled="mute_enabled" in data, unmute_on_tech_pause="unmute_on_tech_pause" in data, alerts_enabled="alerts_enabled" in data,
+        draw_post_enabled="draw_post_enabled" in data,
     )
     return _panel(request, game)

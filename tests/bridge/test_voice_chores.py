@@ -513,3 +513,62 @@ def test_the_strip_shows_alerts_failures_and_unmute_all_to_the_host_only(client,
     assert client.get(reverse("discord:panel", args=[game.pk])).status_code == 403
     client.logout()
     assert b"\xe2\x84\x964 \xd0\xb2\xd1\x8b\xd0\xba\xd0\xbb" not in client.get(reverse("discord:panel", args=[game.pk])).content
+
+
+# --- chore 1: the seat draw, posted with its seed; each seat's number by DM ----------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_seat_draw_is_posted_with_its_seed_and_each_linked_player_gets_his_number_once(harness, host):
+    import random
+
+    from discord_bridge import services
+    from discord_bridge.models import ChatPost
+
+    server, config = harness
+    client = config.client
+    text_channel = config.guilds[0].text_channels[0]
+    names = [f"Ник{i}" for i in range(1, 11)]
+
+    @sync_to_async
+    def drawn_and_linked():
+        players, seed = game_services.draw_seating(names)
+        game = game_services.game_create(host=host, players=players, seating_seed=seed)
+        services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=text_channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config))
+        return game, players, seed
+
+    game, players, seed = await drawn_and_linked()
+    sent = await bot_module.deliver_due_posts(client)
+    assert sent == 11
+    messages = []
+    while not dpytest.sent_queue.empty():
+        messages.append(dpytest.get_message())
+    line = next(m for m in messages if m.channel.id == text_channel.id)
+    assert line.content.startswith(f"Рассадка (S1, жребий, сид {seed}): 1 — {players[0]}, 2 — {players[1]}")
+    check = list(names)
+    random.Random(seed).shuffle(check)  # anyone can check the draw from the seed (line 29)
+    assert check == players
+    assert sorted(m.content for m in messages if isinstance(m.channel, discord.DMChannel)) == sorted(f"Ваш номер: {s}" for s in range(1, 11))
+    dms = await sync_to_async(lambda: dict(ChatPost.objects.filter(game=game, state="sent", to_user_id__isnull=False).values_list("to_user_id", "text")))()
+    assert dms == {config.members[s - 1].id: f"Ваш номер: {s}" for s in range(1, 11)}
+    # Saving the link again, or the game moving on, posts nothing twice.
+    await sync_to_async(lambda: services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=text_channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))()
+    await act(game, ROLES, host)
+    assert await sync_to_async(ChatPost.objects.filter(game=game, kind="draw").count)() == 11
+    assert await bot_module.deliver_due_posts(client) == 0
+
+
+@pytest.mark.django_db
+def test_a_manual_seating_is_no_draw_and_the_link_setting_turns_the_post_off(host):
+    from discord_bridge import services
+    from discord_bridge.models import ChatPost
+
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(1))})
+    assert voice_services.post_draw(game.pk) == [] and not ChatPost.objects.filter(game=game).exists()
+    players, seed = game_services.draw_seating([f"P{i}" for i in range(1, 11)])
+    drawn = game_services.game_create(host=host, players=players, seating_seed=seed)
+    voice_services.save_settings(game=drawn, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, draw_post_enabled=False)
+    services.link_save(game=drawn, guild_id=1, text_channel_id=556, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(2))})
+    assert voice_services.post_draw(drawn.pk) == []
