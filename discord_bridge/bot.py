@@ -121,6 +121,8 @@ async def handle_message(client: discord.Client, message: discord.Message, *, re
         return
     sent_at = message.created_at
     if message.guild is None:
+        if await voice_bot.answer_question(message, replay=replay):  # issue 29: «фолы», «тех»
+            return
         try:
             received = await _db(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
             await _db(BotHeartbeat.saw_message)(message.id)

@@ -101,3 +101,30 @@ def draw_line(seed: str, players: list[str]) -> str:
 
 def seat_dm(seat: int) -> str:
     return f"Ваш номер: {seat}"
+
+
+# --- the questions a player may ask by DM (chore 6) -------------------------------------------------
+
+FOULS = "fouls"
+TECH = "tech"
+_QUESTIONS = {
+    # Line 327: the one question a player may ask the host: his own fouls.
+    "фолы": FOULS, "фол": FOULS, "мои фолы": FOULS, "сколько фолов": FOULS, "сколько у меня фолов": FOULS,
+    # Lines 27, 351: a technical pause is asked for.
+    "тех": TECH, "техпауза": TECH, "тех пауза": TECH, "тех. пауза": TECH, "пауза": TECH, "тп": TECH,
+}
+
+
+def question_of(text: str) -> str | None:
+    """«фолы» or «тех» / «пауза», and nothing else (a shot or a check is never taken for one)."""
+    key = " ".join((text or "").lower().replace("ё", "е").strip(" .!?").split())
+    return _QUESTIONS.get(key)
+
+
+def fouls_answer(count: int) -> str:
+    """His own count only: never anything about the nominees or the others (line 325)."""
+    word = "фол" if count % 10 == 1 and count % 100 != 11 else ("фола" if count % 10 in (2, 3, 4) and count % 100 not in (12, 13, 14) else "фолов")
+    return f"У вас {count} {word}."
+
+
+TECH_RECEIPT = "Запрос техпаузы передан ведущему (D7); решает ведущий."

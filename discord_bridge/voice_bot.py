@@ -138,3 +138,14 @@ async def on_voice_state(client: discord.Client, member: discord.Member, before:
             await reconcile_game(client, game_id)
     except Exception:  # one bad event must not stop the bot
         log.exception("voice state update of %s", member.id)
+
+
+async def answer_question(message: discord.Message, *, replay: bool = False) -> bool:
+    """A DM that is «фолы» or «тех»: answered here (True); anything else goes to the bridge (False)."""
+    answered = await _db(voice_services.answer_question)(author_id=message.author.id, message_id=message.id, text=message.content or "")
+    if answered is None:
+        return False
+    text, new = answered
+    if new or not replay:
+        await message.channel.send(text)
+    return True

@@ -229,6 +229,33 @@ def alert(*, user_id: int, before: voice.VoicePresence, after: voice.VoicePresen
     return entries
 
 
+TECH_REQUEST = "tech_request"
+
+
+def answer_question(*, author_id: int, message_id: int, text: str) -> tuple[str, bool] | None:
+    """Chore 6: «фолы» gets the sender's own count, privately; «тех» / «пауза» becomes a tech-pause
+    proposal in the host's console. None when the DM is no such question (the bridge reads it).
+    Returns (the answer, whether this message is new): a message read again is not answered twice."""
+    from discord_bridge import services
+
+    question = voice.question_of(text)
+    if question is None:
+        return None
+    found = services.game_for_user(author_id)
+    if found is None:
+        return None
+    game, seat = found
+    if question == voice.FOULS:
+        new = not VoiceJournal.objects.filter(game=game, kind="fouls_asked", detail=str(message_id)).exists()
+        if new:
+            VoiceJournal.objects.create(game=game, at=timezone.now(), kind="fouls_asked", seat=seat, detail=str(message_id))
+        return voice.fouls_answer(game_services.game_state(game).fouls.get(seat, 0)), new
+    if VoiceJournal.objects.filter(game=game, kind=TECH_REQUEST, detail=str(message_id)).exists():
+        return voice.TECH_RECEIPT, False
+    journal(game_id=game.pk, kind=TECH_REQUEST, seat=seat, detail=str(message_id))
+    return voice.TECH_RECEIPT, True
+
+
 def recent(game: Game, limit: int = 12) -> list[VoiceJournal]:
     return list(VoiceJournal.objects.filter(game=game)[:limit])
 

@@ -48,8 +48,10 @@ def voice_strip(game: Game) -> dict[str, Any]:
     journal = VoiceJournal.objects.filter(game=game)
     alerts = [{"e": e, "text": entry_text(e)} for e in journal.filter(kind__in=ALERTS)[:8]]
     failures = [{"e": e, "text": entry_text(e)} for e in journal.filter(ok=False)[:5]]
+    tech = [{"e": e, "text": gettext("№%(seat)s просит техпаузу (D7)") % {"seat": e.seat}} for e in journal.filter(kind=voice_services.TECH_REQUEST, at__gte=game.updated_at)[:3]]
     return {
         "game": game,
+        "tech": tech,
         "control": control,
         "muted": voice_services.muted_now(game),
         "alerts": alerts,

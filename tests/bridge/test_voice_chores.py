@@ -572,3 +572,44 @@ def test_a_manual_seating_is_no_draw_and_the_link_setting_turns_the_post_off(hos
     voice_services.save_settings(game=drawn, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, draw_post_enabled=False)
     services.link_save(game=drawn, guild_id=1, text_channel_id=556, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(2))})
     assert voice_services.post_draw(drawn.pk) == []
+
+
+# --- chore 6: «фолы» and «тех» by DM ---------------------------------------------------------------
+
+
+def test_questions_are_read_narrowly_and_the_fouls_answer_is_his_own_count():
+    assert voice.question_of(" Фолы? ") == voice.FOULS and voice.question_of("сколько у меня фолов") == voice.FOULS
+    assert voice.question_of("тех") == voice.TECH and voice.question_of("Пауза!") == voice.TECH
+    assert voice.question_of("5") is None and voice.question_of("фолы у 5") is None  # never about others (line 325)
+    assert [voice.fouls_answer(n) for n in (0, 1, 2, 3, 4)] == ["У вас 0 фолов.", "У вас 1 фол.", "У вас 2 фола.", "У вас 3 фола.", "У вас 4 фола."]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_fouls_dm_gets_his_own_count_privately_and_tech_becomes_a_proposal_for_the_host(harness, host, client):
+    from django.urls import reverse
+
+    from discord_bridge.models import Proposal
+
+    server, config = harness
+    members = config.members
+    game = await linked_game(host, config, None)
+    await act(game, ROLES, host)
+    await act(game, {"do": "start"}, host)
+    await to_step(game, host, "speech")
+    await act(game, {"do": "foul", "seat": 4}, host)
+    await act(game, {"do": "foul", "seat": 4}, host)
+    await act(game, {"do": "foul", "seat": 5}, host)
+    await dpytest.message("фолы", channel=await members[3].create_dm(), member=members[3])
+    assert dpytest.verify().message().content("У вас 2 фола.")
+    await dpytest.message("Фолы?", channel=await members[0].create_dm(), member=members[0])
+    assert dpytest.verify().message().content("У вас 0 фолов.")
+    seq = (await sync_to_async(lambda: (game.refresh_from_db(), game.seq))())[1]
+    await dpytest.message("тех", channel=await members[6].create_dm(), member=members[6])
+    assert dpytest.verify().message().content(voice.TECH_RECEIPT)
+    # A question is no proposal of the bridge and records nothing; the host decides the pause.
+    assert not await sync_to_async(Proposal.objects.filter(game=game).exists)()
+    assert (await sync_to_async(lambda: (game.refresh_from_db(), game.seq))())[1] == seq
+    await sync_to_async(client.force_login)(host)
+    html = (await sync_to_async(client.get)(reverse("discord:panel", args=[game.pk]))).content.decode()
+    assert "№7 просит техпаузу (D7)" in html and 'data-tech-request="7"' in html
