@@ -106,6 +106,7 @@ class ProtocolBot(discord.Client):
                     beat = loop.time()
                 await deliver_due_posts(self)
                 await voice_bot.apply_due(self)  # issue 29: the step's mute plan, within the 100 ms poll
+                await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
             except Exception:  # the loop must outlive a database hiccup
                 log.exception("outbox loop")
             await asyncio.sleep(POLL_SECONDS)

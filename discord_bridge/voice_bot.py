@@ -149,3 +149,65 @@ async def answer_question(message: discord.Message, *, replay: bool = False) -> 
     if new or not replay:
         await message.channel.send(text)
     return True
+
+
+# --- chore 3: the blacks' server -----------------------------------------------------------------
+
+INVITE_MAX_AGE = 15 * 60  # seconds: short-lived; one use
+INVITE_TEXT = "Ссылка на сервер вашей команды (одноразовая, 15 минут): {url}"
+
+
+async def apply_invites(client: discord.Client) -> int:
+    """Create and DM each pending black's invite once; after the game, revoke every code and remove
+    the blacks from the server (Kick Members). Needs Create Invite on the blacks' channel."""
+    work = await _db(voice_services.invite_work)()
+    done = 0
+    for invite in work.to_send:
+        channel = client.get_channel(work.channel_ids.get(invite.game_id, 0))
+        if not isinstance(channel, discord.abc.GuildChannel):
+            await _db(voice_services.invite_sent)(invite.pk, error="the blacks' channel is not visible to the bot")
+            continue
+        try:
+            created = await channel.create_invite(max_age=INVITE_MAX_AGE, max_uses=1, unique=True, reason="Протокол мафии: договорка")
+        except discord.HTTPException as exc:
+            await _db(voice_services.invite_sent)(invite.pk, error=_reason(exc))
+            continue
+        try:
+            user = client.get_user(invite.user_id) or await client.fetch_user(invite.user_id)
+            await user.send(INVITE_TEXT.format(url=created.url))
+        except discord.HTTPException as exc:  # never leave an invite alive that nobody got
+            await _delete_invite(client, created.code)
+            await _db(voice_services.invite_sent)(invite.pk, error=_reason(exc))
+            continue
+        await _db(voice_services.invite_sent)(invite.pk, code=created.code)
+        done += 1
+    for invite in work.to_revoke:
+        error = ""
+        if invite.code:
+            error = await _delete_invite(client, invite.code)
+        guild = client.get_guild(work.guild_ids.get(invite.game_id, 0))
+        if guild is not None:
+            try:
+                member = guild.get_member(invite.user_id) or await guild.fetch_member(invite.user_id)
+            except discord.NotFound:
+                member = None
+            except discord.HTTPException as exc:
+                member, error = None, _reason(exc)
+            if member is not None:
+                try:
+                    await member.kick(reason="Протокол мафии: игра окончена")
+                except discord.HTTPException as exc:
+                    error = _reason(exc)
+        await _db(voice_services.invite_revoked)(invite.pk, error=error)
+        done += 1
+    return done
+
+
+async def _delete_invite(client: discord.Client, code: str) -> str:
+    try:
+        await client.delete_invite(code)
+    except discord.NotFound:
+        return ""  # used up or expired: nothing alive
+    except discord.HTTPException as exc:
+        return _reason(exc)
+    return ""

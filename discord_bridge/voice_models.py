@@ -23,6 +23,10 @@ class VoiceControl(models.Model):
     unmute_on_tech_pause = models.BooleanField(_("unmute the table during a tech pause (D7)"), default=True)
     alerts_enabled = models.BooleanField(_("voice alerts (deafened, left)"), default=True)
     draw_post_enabled = models.BooleanField(_("post the seat draw and DM each seat"), default=True)
+    # Chore 3: the club's separate server for the blacks (lines 37-41): one-use, short-lived
+    # invites by DM after the roles are recorded; revoked, and the blacks removed, after the game.
+    mafia_guild_id = models.BigIntegerField(_("the blacks' server id"), null=True, blank=True)
+    mafia_channel_id = models.BigIntegerField(_("the blacks' channel id"), null=True, blank=True)
     # Discord user ids as strings (snowflakes exceed JSON's safe integers): {"user id": seat}.
     desired = models.JSONField(default=dict, blank=True)
     then_desired = models.JSONField(null=True, blank=True)
@@ -67,3 +71,29 @@ class VoiceJournal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} seat {self.seat} ({'ok' if self.ok else self.detail})"
+
+
+class InviteState(models.TextChoices):
+    PENDING = "pending", _("ждёт")
+    SENT = "sent", _("отправлено")
+    FAILED = "failed", _("не отправлено")
+    REVOKED = "revoked", _("отозвано")
+
+
+class BlackInvite(models.Model):
+    """One black's invite to the blacks' server: created and DMed once, revoked after the game."""
+
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="black_invites")
+    seat = models.PositiveSmallIntegerField()
+    user_id = models.BigIntegerField()
+    state = models.CharField(max_length=16, choices=InviteState.choices, default=InviteState.PENDING)
+    code = models.CharField(max_length=32, blank=True)  # the invite's code: a secret of the blacks (never on a public page)
+    removed_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["game", "user_id"], name="unique_black_invite_per_game_user")]
+
+    def __str__(self) -> str:
+        return f"invite of seat {self.seat} in game {self.game_id}: {self.state}"

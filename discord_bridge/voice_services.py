@@ -20,7 +20,13 @@ from django.utils import timezone
 
 from discord_bridge import voice
 from discord_bridge.models import DiscordLink
-from discord_bridge.voice_models import VoiceControl, VoiceJournal, VoiceMute
+from discord_bridge.voice_models import (
+    BlackInvite,
+    InviteState,
+    VoiceControl,
+    VoiceJournal,
+    VoiceMute,
+)
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.reading import running_tech_pause
@@ -111,6 +117,59 @@ def post_draw(game_id: int) -> list[int]:
     return queued
 
 
+BLACK_ROLES = ("don", "mafia")
+
+
+def plan_invites(game_id: int) -> list[BlackInvite]:
+    """Chore 3: once the roles are recorded (S2), one invite row per linked black; the bot creates
+    and DMs it. Nothing when the link names no blacks' server. Returns the new rows."""
+    link = DiscordLink.objects.filter(game_id=game_id).select_related("game").first()
+    control = VoiceControl.objects.filter(game_id=game_id).first()
+    if link is None or control is None or control.mafia_channel_id is None or link.game.status != GameStatus.RUNNING and link.game.status != GameStatus.SETUP:
+        return []
+    roles = game_services.game_state(link.game).roles or {}
+    by_seat = link.seat_map().by_seat
+    created = []
+    for seat, role in sorted(roles.items()):
+        if role in BLACK_ROLES and seat in by_seat:
+            invite, new = BlackInvite.objects.get_or_create(game=link.game, user_id=by_seat[seat], defaults={"seat": seat})
+            if new:
+                created.append(invite)
+    return created
+
+
+@dataclass(frozen=True)
+class InviteWork:
+    """What the bot has to do on the blacks' server now."""
+
+    to_send: list[BlackInvite]
+    to_revoke: list[BlackInvite]  # the game is over: revoke the code, remove the member
+    guild_ids: dict[int, int]  # game id → the blacks' server
+    channel_ids: dict[int, int]  # game id → the blacks' channel
+
+
+def invite_work() -> InviteWork:
+    pending = list(BlackInvite.objects.filter(state=InviteState.PENDING, game__status=GameStatus.RUNNING))
+    over = list(BlackInvite.objects.filter(state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED], removed_at__isnull=True).exclude(game__status=GameStatus.RUNNING))
+    ids = {i.game_id for i in pending + over}
+    controls = {c.game_id: c for c in VoiceControl.objects.filter(game_id__in=ids)}
+    return InviteWork(
+        to_send=pending, to_revoke=over,
+        guild_ids={g: c.mafia_guild_id for g, c in controls.items() if c.mafia_guild_id},
+        channel_ids={g: c.mafia_channel_id for g, c in controls.items() if c.mafia_channel_id},
+    )
+
+
+def invite_sent(invite_id: int, *, code: str = "", error: str = "") -> None:
+    BlackInvite.objects.filter(pk=invite_id).update(state=InviteState.FAILED if error else InviteState.SENT, code=code, last_error=error[:300])
+    invite = BlackInvite.objects.get(pk=invite_id)
+    journal(game_id=invite.game_id, kind="invite", seat=invite.seat, ok=not error, detail=error)
+
+
+def invite_revoked(invite_id: int, *, error: str = "") -> None:
+    BlackInvite.objects.filter(pk=invite_id).update(state=InviteState.REVOKED, removed_at=timezone.now(), code="", last_error=error[:300])
+
+
 def release_all(*, game: Game) -> VoiceControl:
     """The host's «размутить всех»: unmute everyone the bot muted, until the next step change."""
     with transaction.atomic():
@@ -123,12 +182,14 @@ def release_all(*, game: Game) -> VoiceControl:
     return control
 
 
-def save_settings(*, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool, draw_post_enabled: bool = True) -> VoiceControl:
+def save_settings(*, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool, draw_post_enabled: bool = True, mafia_guild_id: int | None = None, mafia_channel_id: int | None = None) -> VoiceControl:
     control, _ = VoiceControl.objects.get_or_create(game=game)
+    control.mafia_guild_id, control.mafia_channel_id = mafia_guild_id, mafia_channel_id
     control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled = mute_enabled, unmute_on_tech_pause, alerts_enabled
     control.draw_post_enabled = draw_post_enabled
     control.save()
     plan(game.pk)
+    plan_invites(game.pk)
     return control
 
 

@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from discord_bridge import voice_services
+from discord_bridge import core, voice_services
 from discord_bridge.views import _panel
 from games.console.views import _editable_game, host_required
 
@@ -27,8 +27,15 @@ def release(request: HttpRequest, pk: int) -> HttpResponse:
 def settings(request: HttpRequest, pk: int) -> HttpResponse:
     game = _editable_game(request, pk)
     data = request.POST
+    try:
+        mafia = {name: core.parse_snowflake(data[name], name) if data.get(name, "").strip() else None for name in ("mafia_guild_id", "mafia_channel_id")}
+    except core.BridgeError as exc:  # one input schema: refused, nothing saved
+        return _panel(request, game, error=str(exc), status=422)
     voice_services.save_settings(
-        game=game, mute_enabled="mute_enabled" in data, unmute_on_tech_pause="unmute_on_tech_pause" in data, alerts_enabled="alerts_enabled" in data,
+        game=game,
+        mafia_guild_id=mafia["mafia_guild_id"],
+        mafia_channel_id=mafia["mafia_channel_id"],
+        mute_enabled="mute_enabled" in data, unmute_on_tech_pause="unmute_on_tech_pause" in data, alerts_enabled="alerts_enabled" in data,
         draw_post_enabled="draw_post_enabled" in data,
     )
     return _panel(request, game)

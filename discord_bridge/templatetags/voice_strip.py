@@ -11,7 +11,7 @@ from django import template
 from django.utils.translation import gettext
 
 from discord_bridge import voice, voice_services
-from discord_bridge.voice_models import VoiceControl, VoiceJournal
+from discord_bridge.voice_models import BlackInvite, VoiceControl, VoiceJournal
 from games.models import Game
 
 register = template.Library()
@@ -52,6 +52,7 @@ def voice_strip(game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "tech": tech,
+        "invites": list(BlackInvite.objects.filter(game=game).order_by("seat")),
         "control": control,
         "muted": voice_services.muted_now(game),
         "alerts": alerts,

@@ -613,3 +613,65 @@ async def test_fouls_dm_gets_his_own_count_privately_and_tech_becomes_a_proposal
     await sync_to_async(client.force_login)(host)
     html = (await sync_to_async(client.get)(reverse("discord:panel", args=[game.pk]))).content.decode()
     assert "№7 просит техпаузу (D7)" in html and 'data-tech-request="7"' in html
+
+
+# --- chore 3: the blacks' server invites -----------------------------------------------------------
+
+
+@dataclass
+class FakeInvite:
+    code: str
+
+    @property
+    def url(self) -> str:
+        return f"https://discord.gg/{self.code}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_after_the_game(harness, host, monkeypatch):
+    from discord_bridge.models import BlackInvite
+
+    server, config = harness
+    client = config.client
+    guild = config.guilds[0]
+    mafia_channel = guild.text_channels[0]
+    created: list[dict[str, Any]] = []
+    deleted: list[str] = []
+    kicked: list[int] = []
+
+    async def create_invite(channel, **kwargs):
+        created.append({"channel": channel.id, **kwargs})
+        return FakeInvite(f"code{len(created)}")
+
+    async def delete_invite(self, code, **kwargs):
+        deleted.append(code)
+
+    async def kick(member, **kwargs):
+        kicked.append(member.id)
+
+    monkeypatch.setattr(discord.TextChannel, "create_invite", create_invite)
+    monkeypatch.setattr(discord.Client, "delete_invite", delete_invite)
+    monkeypatch.setattr(discord.Member, "kick", kick)
+
+    game = await linked_game(host, config, None)
+    await sync_to_async(voice_services.save_settings)(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, mafia_guild_id=guild.id, mafia_channel_id=mafia_channel.id)
+    await act(game, ROLES, host)  # S2: don 1, mafia 4 and 7
+    await act(game, {"do": "start"}, host)
+    await voice_bot.apply_invites(client)
+    await voice_bot.apply_invites(client)  # a second pass sends nothing again
+    assert len(created) == 3 and all(c["max_uses"] == 1 and c["max_age"] <= 15 * 60 and c["unique"] for c in created)
+    dms = []
+    while not dpytest.sent_queue.empty():
+        dms.append(dpytest.get_message().content)
+    assert sorted(dms) == sorted(voice_bot.INVITE_TEXT.format(url=f"https://discord.gg/code{i}") for i in (1, 2, 3))
+    rows = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
+    assert rows == [(1, "sent"), (4, "sent"), (7, "sent")]
+    await act(game, {"do": "annul"}, host)
+    await voice_bot.apply_invites(client)
+    assert sorted(deleted) == ["code1", "code2", "code3"]  # never an invite left alive
+    assert sorted(kicked) == sorted(config.members[s - 1].id for s in (1, 4, 7))
+    rows = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state", "code")))()
+    assert rows == [(1, "revoked", ""), (4, "revoked", ""), (7, "revoked", "")]
+    await voice_bot.apply_invites(client)
+    assert len(deleted) == 3 and len(kicked) == 3
