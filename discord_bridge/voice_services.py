@@ -19,7 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from discord_bridge import voice
-from discord_bridge.models import DiscordLink
+from discord_bridge.models import ChatPost, DiscordLink
 from discord_bridge.voice_models import (
     BlackInvite,
     InviteState,
@@ -105,12 +105,16 @@ def post_draw(game_id: int) -> list[int]:
     if drawn is None or not drawn.get("seed") or not isinstance(drawn.get("players"), list):
         return []
     seed, players = str(drawn["seed"]), [str(p) for p in drawn["players"]]
+    # Every later game change comes here too: queue only what is not queued yet (no failing inserts).
+    done = set(ChatPost.objects.filter(game=game, kind=DRAW_KIND, dedupe_key__startswith=f"draw:{seed}").values_list("dedupe_key", flat=True))
     queued = []
-    if link.text_channel_id or link.webhook_url:
+    if (link.text_channel_id or link.webhook_url) and f"draw:{seed}"[:120] not in done:
         post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}"[:120], text=voice.draw_line(seed, players))
         if post is not None:
             queued.append(post.pk)
     for seat, user in sorted(link.seat_map().by_seat.items()):
+        if f"draw:{seed}:{seat}:{user}"[:120] in done:
+            continue
         post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}:{seat}:{user}"[:120], text=voice.seat_dm(seat), to_user_id=user)
         if post is not None:
             queued.append(post.pk)
