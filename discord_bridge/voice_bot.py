@@ -200,7 +200,35 @@ async def apply_invites(client: discord.Client) -> int:
                     error = _reason(exc)
         await _db(voice_services.invite_revoked)(invite.pk, error=error)
         done += 1
+    await watch_joins(client)
     return done
+
+
+JOIN_CHECK_SECONDS = 3.0
+_last_join_check: dict[int, float] = {}
+
+
+async def watch_joins(client: discord.Client, *, force: bool = False) -> int:
+    """Who of the invited blacks is on their server now (a member lookup by id: no Server Members
+    intent needed), every few seconds. Returns how many were newly seen."""
+    loop = asyncio.get_running_loop()
+    if not force and loop.time() - _last_join_check.get(id(client), 0.0) < JOIN_CHECK_SECONDS:
+        return 0
+    _last_join_check[id(client)] = loop.time()
+    rows, guilds = await _db(voice_services.invites_to_watch)()
+    seen = 0
+    for invite in rows:
+        guild = client.get_guild(guilds.get(invite.game_id, 0))
+        if guild is None:
+            continue
+        try:
+            member = guild.get_member(invite.user_id) or await guild.fetch_member(invite.user_id)
+        except discord.HTTPException:  # NotFound: not joined yet
+            continue
+        if member is not None:
+            await _db(voice_services.invite_joined)(invite.pk)
+            seen += 1
+    return seen
 
 
 async def _delete_invite(client: discord.Client, code: str) -> str:

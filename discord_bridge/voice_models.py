@@ -88,6 +88,7 @@ class BlackInvite(models.Model):
     user_id = models.BigIntegerField()
     state = models.CharField(max_length=16, choices=InviteState.choices, default=InviteState.PENDING)
     code = models.CharField(max_length=32, blank=True)  # the invite's code: a secret of the blacks (never on a public page)
+    joined_at = models.DateTimeField(null=True, blank=True)  # seen a member of the blacks' server
     removed_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -170,6 +170,20 @@ def invite_sent(invite_id: int, *, code: str = "", error: str = "") -> None:
     journal(game_id=invite.game_id, kind="invite", seat=invite.seat, ok=not error, detail=error)
 
 
+def invites_to_watch() -> tuple[list[BlackInvite], dict[int, int]]:
+    """Sent invites of live games whose black has not been seen on the blacks' server yet."""
+    rows = list(BlackInvite.objects.filter(state=InviteState.SENT, joined_at__isnull=True, game__status=GameStatus.RUNNING))
+    guilds = dict(VoiceControl.objects.filter(game_id__in={r.game_id for r in rows}, mafia_guild_id__isnull=False).values_list("game_id", "mafia_guild_id"))
+    return rows, guilds
+
+
+def invite_joined(invite_id: int) -> None:
+    """The console's «все чёрные на сервере» before the host starts the договорка."""
+    BlackInvite.objects.filter(pk=invite_id, joined_at__isnull=True).update(joined_at=timezone.now())
+    invite = BlackInvite.objects.get(pk=invite_id)
+    journal(game_id=invite.game_id, kind="joined", seat=invite.seat)
+
+
 def invite_revoked(invite_id: int, *, error: str = "") -> None:
     BlackInvite.objects.filter(pk=invite_id).update(state=InviteState.REVOKED, removed_at=timezone.now(), code="", last_error=error[:300])
 

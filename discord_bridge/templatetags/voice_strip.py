@@ -52,7 +52,8 @@ def voice_strip(game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "tech": tech,
-        "invites": list(BlackInvite.objects.filter(game=game).order_by("seat")),
+        "invites": (invites := list(BlackInvite.objects.filter(game=game).order_by("seat"))),
+        "all_blacks_joined": bool(invites) and all(i.joined_at is not None and i.state == "sent" for i in invites),
         "control": control,
         "muted": voice_services.muted_now(game),
         "alerts": alerts,

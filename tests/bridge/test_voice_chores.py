@@ -653,6 +653,18 @@ async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_
     monkeypatch.setattr(discord.TextChannel, "create_invite", create_invite)
     monkeypatch.setattr(discord.Client, "delete_invite", delete_invite)
     monkeypatch.setattr(discord.Member, "kick", kick)
+    # The blacks' server as the bot sees it without the Server Members intent: no member cache,
+    # a lookup by id answers 404 until he has joined.
+    by_id = {m.id: m for m in config.members}
+    joined: set[int] = set()
+
+    async def fetch_member(guild_, user_id):
+        if user_id in joined:
+            return by_id[user_id]
+        raise discord.NotFound(FakeResponse(404, "Not Found"), {"code": 10007, "message": "Unknown Member"})
+
+    monkeypatch.setattr(discord.Guild, "fetch_member", fetch_member)
+    monkeypatch.setattr(discord.Guild, "get_member", lambda guild_, user_id: None)
 
     game = await linked_game(host, config, None)
     await sync_to_async(voice_services.save_settings)(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, mafia_guild_id=guild.id, mafia_channel_id=mafia_channel.id)
@@ -667,6 +679,21 @@ async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_
     assert sorted(dms) == sorted(voice_bot.INVITE_TEXT.format(url=f"https://discord.gg/code{i}") for i in (1, 2, 3))
     rows = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
     assert rows == [(1, "sent"), (4, "sent"), (7, "sent")]
+    # Two of them join the blacks' server; the host sees who, then «все чёрные на сервере».
+    joined.update({config.members[0].id, config.members[3].id})
+    assert await voice_bot.watch_joins(client, force=True) == 2
+    from django.test import Client
+
+    web = Client()
+    await sync_to_async(web.force_login)(host)
+    from django.urls import reverse
+
+    html = (await sync_to_async(web.get)(reverse("discord:panel", args=[game.pk]))).content.decode()
+    assert "data-all-blacks-joined" not in html and "№1 — на сервере" in html and "№7 — отправлено" in html
+    joined.add(config.members[6].id)
+    assert await voice_bot.watch_joins(client, force=True) == 1
+    html = (await sync_to_async(web.get)(reverse("discord:panel", args=[game.pk]))).content.decode()
+    assert "все чёрные на сервере" in html
     await act(game, {"do": "annul"}, host)
     await voice_bot.apply_invites(client)
     assert sorted(deleted) == ["code1", "code2", "code3"]  # never an invite left alive
