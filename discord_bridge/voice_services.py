@@ -173,8 +173,8 @@ def invite_sent(invite_id: int, *, code: str = "", error: str = "") -> None:
 def invites_to_watch() -> tuple[list[BlackInvite], dict[int, int]]:
     """Sent invites of live games whose black has not been seen on the blacks' server yet."""
     rows = list(BlackInvite.objects.filter(state=InviteState.SENT, joined_at__isnull=True, game__status=GameStatus.RUNNING))
-    guilds = dict(VoiceControl.objects.filter(game_id__in={r.game_id for r in rows}, mafia_guild_id__isnull=False).values_list("game_id", "mafia_guild_id"))
-    return rows, guilds
+    controls = VoiceControl.objects.filter(game_id__in={r.game_id for r in rows}, mafia_guild_id__isnull=False)
+    return rows, {c.game_id: c.mafia_guild_id for c in controls if c.mafia_guild_id is not None}
 
 
 def invite_joined(invite_id: int) -> None:
