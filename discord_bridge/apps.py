@@ -8,4 +8,5 @@ class DiscordBridgeConfig(AppConfig):
     verbose_name = _("Discord")
 
     def ready(self) -> None:
+        import discord_bridge.voice_receivers  # noqa: F401  (issue 29: the voice chores follow the game)
         from discord_bridge import receivers  # noqa: F401  (connects to games.signals.game_changed)

@@ -25,7 +25,7 @@ import discord
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from discord_bridge import core, services
+from discord_bridge import core, services, voice_bot
 from discord_bridge.models import BotHeartbeat, ChatPost, DiscordLink
 
 log = logging.getLogger(__name__)
@@ -85,10 +85,12 @@ class ProtocolBot(discord.Client):
     async def on_ready(self) -> None:
         await _db(BotHeartbeat.gateway)(True)
         await snapshot_voice_channels(self)
+        await voice_bot.reconcile_all(self)  # issue 29: nobody left muted across a restart
         await backfill(self)
 
     async def on_voice_state_update(self, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState) -> None:
         await handle_voice_state_update(self, before, after)
+        await voice_bot.on_voice_state(self, member, before, after)  # issue 29: mute on join, alerts
 
     async def _outbox_loop(self) -> None:
         await self.wait_until_ready()
@@ -103,6 +105,8 @@ class ProtocolBot(discord.Client):
                     await snapshot_voice_channels(self)  # a channel linked since the last event
                     beat = loop.time()
                 await deliver_due_posts(self)
+                await voice_bot.apply_due(self)  # issue 29: the step's mute plan, within the 100 ms poll
+                await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
             except Exception:  # the loop must outlive a database hiccup
                 log.exception("outbox loop")
             await asyncio.sleep(POLL_SECONDS)
@@ -118,6 +122,8 @@ async def handle_message(client: discord.Client, message: discord.Message, *, re
         return
     sent_at = message.created_at
     if message.guild is None:
+        if await voice_bot.answer_question(message, replay=replay):  # issue 29: «фолы», «тех»
+            return
         try:
             received = await _db(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
             await _db(BotHeartbeat.saw_message)(message.id)

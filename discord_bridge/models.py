@@ -191,3 +191,9 @@ class VoiceSnapshot(models.Model):
 
     def voice_members(self) -> list[VoiceMember]:
         return [VoiceMember(int(m["id"]), str(m.get("name", ""))) for m in self.members]
+
+
+from discord_bridge.voice_models import BlackInvite as BlackInvite  # noqa: E402
+from discord_bridge.voice_models import VoiceControl as VoiceControl  # noqa: E402  (issue 29: the voice chores)
+from discord_bridge.voice_models import VoiceJournal as VoiceJournal  # noqa: E402
+from discord_bridge.voice_models import VoiceMute as VoiceMute  # noqa: E402

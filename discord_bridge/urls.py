@@ -1,6 +1,6 @@
 from django.urls import path
 
-from discord_bridge import views
+from discord_bridge import views, voice_views
 
 app_name = "discord"
 
@@ -10,4 +10,6 @@ urlpatterns = [
     path("<int:pk>/discord/confirm/", views.confirm, name="confirm"),
     path("<int:pk>/discord/proposals/<int:proposal_pk>/dismiss/", views.dismiss, name="dismiss"),
     path("<int:pk>/discord/chat/", views.chat, name="chat"),
+    path("<int:pk>/discord/voice/release/", voice_views.release, name="voice_release"),  # issue 29
+    path("<int:pk>/discord/voice/settings/", voice_views.settings, name="voice_settings"),
 ]

@@ -1,0 +1,61 @@
+"""The voice part of the console's Discord strip (issue 29): `{% voice_strip game %}` in the panel.
+
+The host's eyes only (the panel is): who the bot keeps muted, the live alerts (deafened, left,
+returned) with their time, and every failure with Discord's reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.translation import gettext
+
+from discord_bridge import voice, voice_services
+from discord_bridge.voice_models import BlackInvite, VoiceControl, VoiceJournal
+from games.models import Game
+
+register = template.Library()
+
+ALERTS = (voice.DEAFENED, voice.UNDEAFENED, voice.LEFT, voice.RETURNED)
+
+
+def entry_text(entry: VoiceJournal) -> str:
+    seat = entry.seat
+    if entry.kind == voice.DEAFENED:
+        return gettext("№%(seat)s выключил звук") % {"seat": seat}
+    if entry.kind == voice.UNDEAFENED:
+        return gettext("№%(seat)s включил звук") % {"seat": seat}
+    if entry.kind == voice.LEFT:
+        return gettext("№%(seat)s вышел из канала") % {"seat": seat}
+    if entry.kind == voice.RETURNED:
+        return gettext("№%(seat)s вернулся") % {"seat": seat}
+    if entry.kind == voice_services.RELEASE:
+        return gettext("ведущий: размутить всех")
+    if "40032" in entry.detail:
+        why = gettext("не в голосовом канале — бот повторит, когда он зайдёт")
+    elif "not visible" in entry.detail:
+        why = gettext("сервер игры не виден боту")
+    else:
+        why = entry.detail
+    if entry.kind == voice_services.MUTE:
+        return (gettext("№%(seat)s: мут не поставлен — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s в муте") % {"seat": seat}
+    return (gettext("№%(seat)s: мут не снят — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s без мута") % {"seat": seat}
+
+
+@register.inclusion_tag("discord_bridge/voice_strip.html")
+def voice_strip(game: Game) -> dict[str, Any]:
+    control = VoiceControl.objects.filter(game=game).first()
+    journal = VoiceJournal.objects.filter(game=game)
+    alerts = [{"e": e, "text": entry_text(e)} for e in journal.filter(kind__in=ALERTS)[:8]]
+    failures = [{"e": e, "text": entry_text(e)} for e in journal.filter(ok=False)[:5]]
+    tech = [{"e": e, "text": gettext("№%(seat)s просит техпаузу (D7)") % {"seat": e.seat}} for e in journal.filter(kind=voice_services.TECH_REQUEST, at__gte=game.updated_at)[:3]]
+    return {
+        "game": game,
+        "tech": tech,
+        "invites": (invites := list(BlackInvite.objects.filter(game=game).order_by("seat"))),
+        "all_blacks_joined": bool(invites) and all(i.joined_at is not None and i.state == "sent" for i in invites),
+        "control": control,
+        "muted": voice_services.muted_now(game),
+        "alerts": alerts,
+        "failures": failures,
+    }

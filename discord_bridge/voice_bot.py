@@ -1,0 +1,241 @@
+"""The voice chores at discord.py's edge (issue 29): server mute and unmute, voice state events.
+
+The bot applies the plan the web process stored (discord_bridge.voice_services.plan, on each
+game change): it mutes the seated members who should be muted and are in the game's voice
+channel, and unmutes exactly those it muted itself (the VoiceMute journal), never anyone a
+moderator muted, never the host or a spectator (they are no seat's member). A member not in
+voice cannot be server-muted (Discord error 40032): the host is told, and the bot tries again
+when he joins. On start it reconciles every live game from the journal and the channel's state.
+
+Permissions: Mute Members (server mute and unmute). discord.py waits out Discord's rate limits
+per route by itself; ten mutes are sent at once and each waits for its own bucket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import discord
+from asgiref.sync import sync_to_async
+
+from discord_bridge import voice, voice_services
+
+log = logging.getLogger(__name__)
+
+NOT_IN_VOICE = "Discord 40032: not in the voice channel; muted when he joins"
+NOT_IN_VOICE_UNMUTE = "Discord 40032: not in voice; unmuted when he joins"
+NO_GUILD = "the game's server is not visible to the bot"
+MUTE_REASON = "Mafia protocol: night (the host's mute)"
+UNMUTE_REASON = "Mafia protocol: day, the game's end, or the host's unmute all"
+
+
+def _db(fn: Any) -> Any:
+    return sync_to_async(fn)
+
+
+def _reason(exc: discord.HTTPException) -> str:
+    return f"Discord {exc.status}/{exc.code}: {exc.text}"[:300]
+
+
+def _in_channel(member: discord.Member | None, channel_id: int | None) -> bool:
+    vs = member.voice if member is not None else None
+    return vs is not None and vs.channel is not None and vs.channel.id == channel_id
+
+
+async def apply_due(client: discord.Client) -> int:
+    """The outbox loop's step: apply every plan not applied yet. Returns how many games."""
+    game_ids = await _db(voice_services.due_game_ids)()
+    for game_id in game_ids:
+        await reconcile_game(client, game_id, announce_absent=True)
+    return len(game_ids)
+
+
+async def reconcile_all(client: discord.Client) -> None:
+    """on_ready (a start or a restart): the journal and the channels' state decide."""
+    for game_id in await _db(voice_services.reconcilable_game_ids)():
+        await reconcile_game(client, game_id, announce_absent=True)
+
+
+async def reconcile_game(client: discord.Client, game_id: int, *, announce_absent: bool = False) -> None:
+    """Leave the game's voice channel as its plan says. `announce_absent`: tell the host who could
+    not be (un)muted because he is not in voice (on a new plan, not on every voice event)."""
+    plan = await _db(voice_services.reconcile_for)(game_id)
+    if plan is None:
+        return
+    guild = client.get_guild(plan.guild_id) if plan.guild_id else None
+    if guild is None:
+        if announce_absent and (plan.desired or plan.mine):
+            await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=None, ok=False, detail=NO_GUILD)
+        await _db(voice_services.mark_applied)(game_id, plan.revision)
+        return
+    jobs: list[Any] = []
+    for user_id, seat in plan.desired.items():
+        member = guild.get_member(user_id)
+        if not _in_channel(member, plan.voice_channel_id) or member is None or member.voice is None:
+            if announce_absent and user_id not in plan.mine:
+                await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=seat, ok=False, detail=NOT_IN_VOICE)
+            continue
+        if member.voice.mute and user_id not in plan.mine:
+            continue  # a moderator's mute: not the bot's, so never lifted by it
+        if not member.voice.mute:  # new, or the bot's mute lifted by someone while it was away
+            jobs.append(_mute(game_id, guild.id, member, seat))
+    for user_id, seat in plan.mine.items():
+        if user_id in plan.desired:
+            continue
+        member = guild.get_member(user_id)
+        if member is None or member.voice is None or member.voice.channel is None:
+            if announce_absent:
+                await _db(voice_services.journal)(game_id=game_id, kind=voice_services.UNMUTE, seat=seat, ok=False, detail=NOT_IN_VOICE_UNMUTE)
+            continue
+        if not member.voice.mute:  # already unmuted (by a moderator): nothing to do but forget
+            await _db(voice_services.forget_mute)(game_id=game_id, user_id=user_id)
+            continue
+        jobs.append(_unmute(game_id, member, seat))
+    if jobs:
+        await asyncio.gather(*jobs)
+    await _db(voice_services.mark_applied)(game_id, plan.revision)
+
+
+async def _mute(game_id: int, guild_id: int, member: discord.Member, seat: int) -> None:
+    await _db(voice_services.will_mute)(game_id=game_id, guild_id=guild_id, user_id=member.id, seat=seat)
+    try:
+        await member.edit(mute=True, reason=MUTE_REASON)
+    except discord.HTTPException as exc:
+        await _db(voice_services.forget_mute)(game_id=game_id, user_id=member.id)
+        await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=seat, ok=False, detail=_reason(exc))
+        return
+    await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=seat)
+
+
+async def _unmute(game_id: int, member: discord.Member, seat: int) -> None:
+    try:
+        await member.edit(mute=False, reason=UNMUTE_REASON)
+    except discord.HTTPException as exc:  # kept in the journal: tried again on his next voice event
+        await _db(voice_services.journal)(game_id=game_id, kind=voice_services.UNMUTE, seat=seat, ok=False, detail=_reason(exc))
+        return
+    await _db(voice_services.forget_mute)(game_id=game_id, user_id=member.id)
+    await _db(voice_services.journal)(game_id=game_id, kind=voice_services.UNMUTE, seat=seat)
+
+
+def _presence(state: discord.VoiceState) -> voice.VoicePresence:
+    return voice.VoicePresence(channel_id=state.channel.id if state.channel is not None else None, deaf=bool(state.self_deaf or state.deaf))
+
+
+async def on_voice_state(client: discord.Client, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState) -> None:
+    """A member joined, left, moved or (un)deafened: the host's alerts, then the games concerned
+    are reconciled (a member joining mid-Night is muted; one the bot still has muted is unmuted)."""
+    if member.bot:
+        return
+    try:
+        await _db(voice_services.alert)(user_id=member.id, before=_presence(before), after=_presence(after))
+        channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
+        game_ids = set(await _db(voice_services.games_on_voice_channel)(channel_ids)) if channel_ids else set()
+        if after.channel is not None:
+            game_ids |= set(await _db(voice_services.games_muting_user)(member.id))
+        for game_id in sorted(game_ids):
+            await reconcile_game(client, game_id)
+    except Exception:  # one bad event must not stop the bot
+        log.exception("voice state update of %s", member.id)
+
+
+async def answer_question(message: discord.Message, *, replay: bool = False) -> bool:
+    """A DM that is «фолы» or «тех»: answered here (True); anything else goes to the bridge (False)."""
+    answered = await _db(voice_services.answer_question)(author_id=message.author.id, message_id=message.id, text=message.content or "")
+    if answered is None:
+        return False
+    text, new = answered
+    if new or not replay:
+        await message.channel.send(text)
+    return True
+
+
+# --- chore 3: the blacks' server -----------------------------------------------------------------
+
+INVITE_MAX_AGE = 15 * 60  # seconds: short-lived; one use
+INVITE_TEXT = "Ссылка на сервер вашей команды (одноразовая, 15 минут): {url}"
+
+
+async def apply_invites(client: discord.Client) -> int:
+    """Create and DM each pending black's invite once; after the game, revoke every code and remove
+    the blacks from the server (Kick Members). Needs Create Invite on the blacks' channel."""
+    work = await _db(voice_services.invite_work)()
+    done = 0
+    for invite in work.to_send:
+        channel = client.get_channel(work.channel_ids.get(invite.game_id, 0))
+        if not isinstance(channel, discord.abc.GuildChannel):
+            await _db(voice_services.invite_sent)(invite.pk, error="the blacks' channel is not visible to the bot")
+            continue
+        try:
+            created = await channel.create_invite(max_age=INVITE_MAX_AGE, max_uses=1, unique=True, reason="Протокол мафии: договорка")
+        except discord.HTTPException as exc:
+            await _db(voice_services.invite_sent)(invite.pk, error=_reason(exc))
+            continue
+        try:
+            user = client.get_user(invite.user_id) or await client.fetch_user(invite.user_id)
+            await user.send(INVITE_TEXT.format(url=created.url))
+        except discord.HTTPException as exc:  # never leave an invite alive that nobody got
+            await _delete_invite(client, created.code)
+            await _db(voice_services.invite_sent)(invite.pk, error=_reason(exc))
+            continue
+        await _db(voice_services.invite_sent)(invite.pk, code=created.code)
+        done += 1
+    for invite in work.to_revoke:
+        error = ""
+        if invite.code:
+            error = await _delete_invite(client, invite.code)
+        guild = client.get_guild(work.guild_ids.get(invite.game_id, 0))
+        if guild is not None:
+            try:
+                member = guild.get_member(invite.user_id) or await guild.fetch_member(invite.user_id)
+            except discord.NotFound:
+                member = None
+            except discord.HTTPException as exc:
+                member, error = None, _reason(exc)
+            if member is not None:
+                try:
+                    await member.kick(reason="Протокол мафии: игра окончена")
+                except discord.HTTPException as exc:
+                    error = _reason(exc)
+        await _db(voice_services.invite_revoked)(invite.pk, error=error)
+        done += 1
+    await watch_joins(client)
+    return done
+
+
+JOIN_CHECK_SECONDS = 3.0
+_last_join_check: dict[int, float] = {}
+
+
+async def watch_joins(client: discord.Client, *, force: bool = False) -> int:
+    """Who of the invited blacks is on their server now (a member lookup by id: no Server Members
+    intent needed), every few seconds. Returns how many were newly seen."""
+    loop = asyncio.get_running_loop()
+    if not force and loop.time() - _last_join_check.get(id(client), 0.0) < JOIN_CHECK_SECONDS:
+        return 0
+    _last_join_check[id(client)] = loop.time()
+    rows, guilds = await _db(voice_services.invites_to_watch)()
+    seen = 0
+    for invite in rows:
+        guild = client.get_guild(guilds.get(invite.game_id, 0))
+        if guild is None:
+            continue
+        try:
+            member = guild.get_member(invite.user_id) or await guild.fetch_member(invite.user_id)
+        except discord.HTTPException:  # NotFound: not joined yet
+            continue
+        if member is not None:
+            await _db(voice_services.invite_joined)(invite.pk)
+            seen += 1
+    return seen
+
+
+async def _delete_invite(client: discord.Client, code: str) -> str:
+    try:
+        await client.delete_invite(code)
+    except discord.NotFound:
+        return ""  # used up or expired: nothing alive
+    except discord.HTTPException as exc:
+        return _reason(exc)
+    return ""
