@@ -417,14 +417,14 @@ def _reading_refusals(actions: list[tuple[int, dict[str, Any]]], regulations: Re
     for i, (_seq, payload) in enumerate(actions):
         try:
             checked.append(validate_action(payload, index=i))
-        except RuleViolation as exc:
-            schema[i] = exc
+        except RuleViolation as refusal:
+            schema[i] = refusal
             checked.append({"do": "__refused_by_schema__"})  # keeps every later index in place; the engine refuses it
     _, refused = engine_replay_as_recorded(checked, regulations)
     out = []
-    for i, exc in refused:
-        exc = schema.get(i, exc)
-        out.append(Refusal(index=i, seq=actions[i][0], rule=exc.rule, message=str(exc)))
+    for i, by_engine in refused:
+        why = schema.get(i, by_engine)
+        out.append(Refusal(index=i, seq=actions[i][0], rule=why.rule, message=str(why)))
     return out
 
 
