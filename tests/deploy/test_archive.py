@@ -130,3 +130,32 @@ def test_a_tables_annulled_game_and_its_replay_both_come_back(host):
     rebuilt = Table.objects.get()
     assert rebuilt.game is not None and list(rebuilt.annulled_games.all()) != [] and rebuilt.game not in rebuilt.annulled_games.all()
     assert Game.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_logs_recorded_under_the_old_readings_import_whole_and_read_by_todays(tmp_path):
+    """Issue 27-2 with issue 21's readings: an old N7 log (a best move naming nobody, then
+    «принят, чёрных: 0») and an old F18 log (a 4th foul for vote retraction, then a removal)
+    import as recorded; the F18 foul is flagged, and both read by today's rules."""
+    from games.reading import game_state
+    from tests.tournaments.helpers import scripted_log
+
+    setup = [{"do": "seat", "players": PLAYERS}]
+    n7 = setup + scripted_log(n1_victim=5, best_move=[])
+    fouls = [{"do": "foul", "seat": 6}] * 3 + [{"do": "foul", "seat": 6, "reason": "vote_retraction"}]
+    f18 = setup + scripted_log(penalties=fouls)
+    for name, log in (("n7", n7), ("f18", f18)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(v1_archive(log)))
+        out = io.StringIO()
+        call_command("import_archive", str(path), stdout=out)
+        game = Game.objects.get()
+        assert [a.payload for a in game.actions.order_by("seq")] == log  # as recorded, nothing dropped
+        state = game_state(game)
+        if name == "n7":
+            assert state.best_move is None and "would refuse" not in out.getvalue()  # N7 today: not accepted
+        else:
+            assert f"today's rules would refuse action {len(log) - 1} (F18" in out.getvalue()
+            assert 6 in state.at_table  # today the 4th foul is refused: nobody removed
+        assert game.status == "finished"  # the ППК after them ends the game by either reading
+        Game.objects.all().delete()
