@@ -37,7 +37,7 @@ from django.urls import reverse
 
 from games import services
 from games.board import frames as board
-from games.rules import apply, new_state
+from games.rules import apply, new_state, script
 
 NIGHT_STEPS = {"mafia_shot", "don_check", "sheriff_check", "best_move"}
 T0 = datetime(2026, 5, 1, 18, 0, 0, tzinfo=UTC)
@@ -176,7 +176,13 @@ def plan(public: Public, v: Variant) -> list[tuple[int, Any]]:
             action = v.redo.get(step, action)
         after = apply(state, action)
         ends_night = not (after.step in NIGHT_STEPS and after.phase == "night")
-        do(action, morning_at if ends_night else secret_t)
+        if ends_night and script.clock_waits_for_host(after):
+            # A departed captain's wake-up follows (the console plays it, issue
+            # 26-2): the host passes it — the clock's start — at the morning's moment.
+            do(action, secret_t)
+            out.append((morning_at, ("clock", "start")))
+        else:
+            do(action, morning_at if ends_night else secret_t)
     assert secret_t < morning_at
     t = morning_at
     # The morning and Day 2.

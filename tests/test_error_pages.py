@@ -87,8 +87,11 @@ def test_sqlite_full_is_a_503_naming_it(anyone, host):
             if r.status_code == 503:
                 break
     finally:
-        with connection.cursor() as c:
-            c.execute("PRAGMA max_page_count = 1073741823")
+        # On the driver's own connection: a write refused as "full" may leave the
+        # test's transaction unusable for Django, and the limit must never
+        # outlive this test (every later test shares this database).
+        connection.ensure_connection()
+        connection.connection.execute("PRAGMA max_page_count = 1073741823")
     assert r.status_code == 503 and "закончилось место" in r.content.decode()
     assert r["Retry-After"] == "60"
 

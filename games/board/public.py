@@ -47,6 +47,24 @@ def is_masked_night(ps: dict[str, Any], status: str) -> bool:
     return status == "running" and ps.get("phase") == "night" and ps.get("step") not in PUBLIC_STEPS
 
 
+def _wake_up_playing(game: Game, ps: dict[str, Any], status: str) -> bool:
+    """The console is playing a departed captain's 15 s wake-up before this step.
+
+    The log has no step for a captain who has left (FORMAT.md), so the engine is
+    already at the morning while the host still wakes him (games/rules/script.py,
+    issue 26-2); the step's clock then waits, full and paused, until the host
+    passes the wake-up. Until then the table is in the Night: showing the morning
+    would tell, by its moment and its stopped clock, that a captain has left."""
+    return (
+        status == "running"
+        and ps.get("phase") == "night"
+        and game.clock_duration_ms > 0
+        and game.clock_started_at is None
+        and game.clock_elapsed_ms == 0
+        and game.timeout_since is None
+    )
+
+
 def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """The public facts of `game` now; `previous` are the facts last published.
 
@@ -56,9 +74,15 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
     ps = game.public_state or {}
     status = str(game.status)
     over = status in OVER
-    night = is_masked_night(ps, status)
+    waking = _wake_up_playing(game, ps, status)
+    if waking and previous and previous.get("night") and previous.get("day") == ps.get("day"):
+        # The Night as last published, whole: not even who was shot shows before
+        # the host has woken the departed captain (a penalty given meanwhile
+        # shows with the morning).
+        return dict(previous)
+    night = is_masked_night(ps, status) or waking
     step = ps.get("step")
-    step_public = over or step in PUBLIC_STEPS
+    step_public = not night and (over or step in PUBLIC_STEPS)
 
     nicknames = {str(no): nick for no, nick in GameSeat.objects.filter(game=game).order_by("seat_no").values_list("seat_no", "nickname")}
     warnings: dict[str, int] = defaultdict(int)
