@@ -50,6 +50,12 @@ def test_board_and_overlay_show_the_winner_from_the_shot_without_roles(host):
     assert game.status == "running" and game.public_state["winner"] == "black"
     assert game.public_state["step"] == "best_move" and game.public_state["speaker"] is None  # W1: his best move
     with override("ru"):
+        # Issue 24: the Night is one public state until its morning; the result
+        # the shot decided shows with the morning, after the victim's best move.
+        night = board.public_view(game)
+        assert not night["decided"] and night["result"] == ""
+        services.game_record_action(game=game, action={"do": "best_move", "pass": True}, expected_seq=game.seq, by=host)
+        game.refresh_from_db()
         view = board.public_view(game)
         assert view["decided"] and view["result"] == "Победа чёрных"
         assert not view["over"] and view["protocol"] is None
