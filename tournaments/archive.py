@@ -66,6 +66,7 @@ from discord_bridge.models import (
     TournamentDiscordLink,
     VoiceSnapshot,
 )
+from discord_bridge.voice_models import BlackInvite, VoiceControl, VoiceJournal, VoiceMute
 from games import services
 from games.board import publish
 from games.models import (
@@ -90,6 +91,7 @@ from players.models import (
     Player,
     PlayerGame,
     PlayerMerge,
+    PlayerMonth,
     PlayerStats,
     RatedGame,
 )
@@ -215,6 +217,11 @@ SPECS: tuple[ModelSpec, ...] = (
 # Whole models an archive leaves out, and why.
 EXCLUDED_MODELS: dict[type[models.Model], str] = {
     PlayerStats: _DERIVED_RATINGS,
+    PlayerMonth: _DERIVED_RATINGS,
+    VoiceControl: _DISCORD_TRANSIENT + " (the voice plan: the next step change plans it again)",
+    VoiceMute: _DISCORD_TRANSIENT + " (who the bot muted: a restore is done with no game running in voice)",
+    BlackInvite: "one-use invites the bot revokes after the game: restoring one would bring back a code to the blacks' server",
+    VoiceJournal: "the bot's journal of its voice actions and Discord's answers, for the host during the game",
     PlayerGame: _DERIVED_RATINGS,
     RatedGame: _DERIVED_RATINGS,
     Proposal: "players' Discord DMs to a running game, the host's eyes only; the protocol holds what he applied",
