@@ -9,6 +9,7 @@ environment, as two sites would load it; their layers then talk through the real
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import runpy
 from pathlib import Path
@@ -91,6 +92,9 @@ def test_two_deployments_on_one_redis_do_not_receive_each_others_frames(tmp_path
             await a.flush()
             await b.flush()
 
-    own, foreign = asyncio.run(scenario())
+    # In a thread of its own: the browser tests' Playwright (sync API) keeps an event
+    # loop marked running in the main thread for the whole session.
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        own, foreign = pool.submit(asyncio.run, scenario()).result(timeout=60)
     assert own == {"type": "board.update", "from": "A"}
     assert foreign is None, "deployment B received deployment A's board frame"
