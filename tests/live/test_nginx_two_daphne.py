@@ -139,7 +139,7 @@ host = get_user_model().objects.create_user(username="livehost", password="live-
 game = services.game_create(host=host, title="Live", players=[f"P{i}" for i in range(1, 11)])
 for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}):
     services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
-print(json.dumps({"game": game.pk, "seq": game.seq}))
+print(json.dumps({"game": game.pk, "seq": game.seq, "rev": game.public_rev}))
 """
 
 
@@ -261,6 +261,9 @@ def test_nginx_two_workers_postgres_redis_and_a_killed_worker(deployment):
 
 def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
     front, plain, workers, game, seq = deployment["front"], deployment["plain"], deployment["workers"], deployment["game"], deployment["seq"]
+    # The host posts the log's revision (seq); the board's frames carry the public one (rev, issue 24).
+    # Every action here (a Day step, or its undo) changes what the board shows: both move together.
+    rev = deployment["rev"]
     ports = [w.port for w in workers]
 
     # Health, through nginx on both listeners.
@@ -289,7 +292,7 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
     assert all(len(v) >= SPECTATORS_PER_WORKER for v in on.values()), {p: len(v) for p, v in on.items()}
     for ws, _port in spectators:
         first = ws.recv(timeout=10)
-        assert 'data-full="1"' in first and seq_of(first) == seq
+        assert 'data-full="1"' in first and seq_of(first) == rev
 
     # The host signs in through nginx and plays; every spectator gets every frame.
     host = Host(front)
@@ -303,11 +306,12 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
             status = host.post(f"/games/{game}/undo/", {"expected_seq": str(seq)})
         assert status == 200, f"action {i} refused ({status})"
         seq += 1
+        rev += 1
         for ws, _port in spectators:
             frame = ws.recv(timeout=10)
-            while seq_of(frame) < seq:  # a clock frame may come in between; never a gap
+            while seq_of(frame) < rev:  # a clock frame may come in between; never a gap
                 frame = ws.recv(timeout=10)
-            assert seq_of(frame) == seq
+            assert seq_of(frame) == rev
             delivered += 1
             latencies.append(time.monotonic() - sent)
     expected = ACTIONS * len(spectators)
@@ -325,6 +329,7 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
     # The host goes on while they are away (nginx retries the dead worker's refused connection).
     assert host.post(f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq)}) == 200
     seq += 1
+    rev += 1
     reconnect_times = []
     for _ in orphans:
         started = time.monotonic()
@@ -339,15 +344,15 @@ def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
                 time.sleep(0.2)
         reconnect_times.append(time.monotonic() - started)
         assert port == survivor.port
-        assert 'data-full="1"' in frame and seq_of(frame) == seq  # caught up, including the action made while away
+        assert 'data-full="1"' in frame and seq_of(frame) == rev  # caught up, including the action made while away
     all_caught_up = time.monotonic() - killed_at
     # The survivor's spectators got that action live.
     live_after_kill = 0
     for ws in on[survivor.port]:
         frame = ws.recv(timeout=10)
-        while seq_of(frame) < seq:
+        while seq_of(frame) < rev:
             frame = ws.recv(timeout=10)
-        assert seq_of(frame) == seq
+        assert seq_of(frame) == rev
         live_after_kill += 1
     assert get(front.url("/healthz"))[0] == 200
 
