@@ -360,7 +360,7 @@ def test_the_sweep_never_waits_on_http(host, discord_server, deliveries):
     assert len(discord_server.received) == 1
 
 
-@pytest.mark.django_db
+@pytest.mark.django_db(transaction=True)  # delivery reads the post on a connection of its own (PostgreSQL)
 def test_a_legacy_link_to_an_internal_address_is_never_posted_to(host):
     """25-4: rows saved before the URL rules (http://127.0.0.1:6379/…) are refused at delivery too."""
     game = game_at_mafia_shot(host)
