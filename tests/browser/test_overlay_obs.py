@@ -14,8 +14,6 @@ import asyncio
 import base64
 import hashlib
 import json
-import os
-import random
 import subprocess
 import threading
 import time
@@ -23,24 +21,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.live.test_two_daphne_redis import SETUP, Host, Server, free_port
+from tests.live.test_two_daphne_redis import Host, free_port
+from tests.test_board_browser import OVERLAY_ON, server  # noqa: F401, F811  (server: the fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = ROOT / ".venv" / "bin" / "python"
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 PASSWORD = "obs-secret-42"
 
-OVERLAY_ON = """
-import sys, django
-django.setup()
-from games import services
-from games.models import Game
-game = Game.objects.get(pk=int(sys.argv[1]))
-services.game_set_overlay(game=game, by=game.host, enabled=True, delay_seconds=int(sys.argv[2]))
-print(game.overlay_token)
-"""
 
 
 class FakeObs:
@@ -98,25 +87,9 @@ class FakeObs:
         self.thread.join(10)
 
 
-@pytest.fixture
-def server(tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"{CHROMIUM} is missing (make browsers)")
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "PYTEST_CURRENT_TEST")}
-    env.update({"DJANGO_SETTINGS_MODULE": "mafia_protocol.settings", "SQLITE_PATH": str(tmp_path / "obs.sqlite3"), "PYTHONPATH": str(ROOT)})
-    out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(1000, 10**6))], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-3000:]
-    info = json.loads(out.stdout.strip().splitlines()[-1])
-    srv = Server(env, free_port(), tmp_path / "daphne.log")
-    srv.start()
-    try:
-        yield srv, info, env, tmp_path / "daphne.log"
-    finally:
-        srv.stop()
-
-
-def test_obs_follows_a_whole_game_with_the_overlays_delay(server, browser):
-    srv, info, env, access_log = server
+def test_obs_follows_a_whole_game_with_the_overlays_delay(server, browser, tmp_path):  # noqa: F811
+    srv, info, env = server
+    access_log = tmp_path / "daphne.log"  # where the shared fixture's daphne writes
     game, seq = info["game"], info["seq"]
     out = subprocess.run([str(PYTHON), "-c", OVERLAY_ON, str(game), "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
