@@ -66,7 +66,12 @@ from discord_bridge.models import (
     TournamentDiscordLink,
     VoiceSnapshot,
 )
-from discord_bridge.voice_models import BlackInvite, VoiceControl, VoiceJournal, VoiceMute
+from discord_bridge.voice_models import (
+    BlackInvite,
+    VoiceControl,
+    VoiceJournal,
+    VoiceMute,
+)
 from games import services
 from games.board import publish
 from games.models import (
