@@ -134,3 +134,68 @@ def test_the_revote_is_announced_as_a_revote():
     revote = pt.step_title(state)
     assert first.title == "Голосование" and revote.title == "Переголосование"
     assert revote.say != first.say and "переголосование" in revote.say
+
+
+def _sheriff_out_then_a_missed_night() -> list[dict]:
+    """The Sheriff disqualified on Day 1; Night 1's shots miss; the Don checks.
+    The log goes straight to Day 2's first speech (no step for the Sheriff)."""
+    state = new_state()
+    out: list[dict] = []
+
+    def do(a: dict) -> None:
+        apply_in_place(state, a)
+        out.append(a)
+
+    for a in SETUP:
+        do(a)
+    while state.step != "speech":
+        do({"do": "next"})
+    do({"do": "disqualify", "seat": 1})
+    while state.step != "mafia_shot":
+        do({"do": "next"})
+    do({"do": "shots", "by": {"2": 7, "3": 7, "4": 8}})
+    do({"do": "don_check", "target": 5})
+    assert (state.phase, state.day, state.step) == ("day", 2, "speech")
+    return out
+
+
+def test_after_a_missed_night_the_departed_sheriff_still_wakes_before_the_morning(host):
+    """N5/V12: a departed captain wakes for 15 s every Night. After a miss the
+    log is already at Day 2's first speech; the console must still play the
+    Sheriff's wake-up, and the speech's minute must wait for it — otherwise the
+    Day starts 15 s early and tells the table the Sheriff has left."""
+    actions = _sheriff_out_then_a_missed_night()
+    state = new_state()
+    for a in actions:
+        apply_in_place(state, a)
+    assert pt.ghost_captains(state) == ["sheriff"]
+    game = _game(host, actions)
+    assert game.clock_duration_ms == 60000
+    assert game.clock_started_at is None and game.clock_elapsed_ms == 0
+    c = Client()
+    c.force_login(host)
+    assert 'data-ghosts="sheriff"' in c.get(f"/games/{game.pk}/").content.decode()
+    c.post(f"/games/{game.pk}/clock/", {"command": "start"}, HTTP_HX_REQUEST="true")
+    game.refresh_from_db()
+    assert game.clock_started_at is not None
+    assert "data-ghosts" not in c.get(f"/games/{game.pk}/").content.decode()
+
+
+def test_the_day_after_a_hit_has_no_second_wake_up(host):
+    """A hit: the wake-up plays before the victim's last word (or the best move),
+    once; the Day's first speech that follows the last word does not repeat it."""
+    state = new_state()
+    for a in SETUP:
+        apply_in_place(state, a)
+    while state.step != "speech":
+        apply_in_place(state, {"do": "next"})
+    apply_in_place(state, {"do": "disqualify", "seat": 1})
+    while state.step != "mafia_shot":
+        apply_in_place(state, {"do": "next"})
+    apply_in_place(state, {"do": "shots", "by": {"2": 7, "3": 7, "4": 7}})
+    apply_in_place(state, {"do": "don_check", "target": 5})
+    assert pt.ghost_captains(state) == ["sheriff"]
+    while state.phase == "night" and state.status == "running":
+        apply_in_place(state, {"do": "best_move", "pass": True} if state.step == "best_move" else {"do": "next"})
+    assert state.phase == "day" and state.step == "speech"
+    assert pt.ghost_captains(state) == []

@@ -65,6 +65,20 @@ def _wake_up_playing(game: Game, ps: dict[str, Any], status: str) -> bool:
     )
 
 
+def _morning_waits(game: Game, ps: dict[str, Any], status: str) -> bool:
+    """The Day's first speech has its clock stored full and paused: what the
+    public can see of the console's wake-ups after a missed Night."""
+    return (
+        status == "running"
+        and ps.get("phase") == "day"
+        and ps.get("step") == "speech"
+        and game.clock_duration_ms > 0
+        and game.clock_started_at is None
+        and game.clock_elapsed_ms == 0
+        and game.timeout_since is None
+    )
+
+
 def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str, Any]:
     """The public facts of `game` now; `previous` are the facts last published.
 
@@ -79,6 +93,12 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
         # The Night as last published, whole: not even who was shot shows before
         # the host has woken the departed captain (a penalty given meanwhile
         # shows with the morning).
+        return dict(previous)
+    if _morning_waits(game, ps, status) and previous and previous.get("night") and isinstance(ps.get("day"), int) and previous.get("day") == ps["day"] - 1:
+        # After a Night whose shots missed, the log is at the Day's first
+        # speech while the console still wakes the departed captains; its
+        # minute waits, full and paused. The Night stays on the board until
+        # the host starts it, whoever has left (issue 24).
         return dict(previous)
     night = is_masked_night(ps, status) or waking
     step = ps.get("step")

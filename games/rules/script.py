@@ -17,17 +17,36 @@ CAPTAIN_ORDER = (("don", "don_check"), ("sheriff", "sheriff_check"))
 def ghost_captains(state: GameState) -> list[str]:
     """Roles whose check step this Night was skipped because they have left:
     the console plays their 15-second wake-up before the current step."""
-    if state.status != "running" or state.phase != "night" or not state.day or state.step == "mafia_shot":
+    if state.status != "running" or not state.day:
         return []
-    if not any(s.get("night") == state.day for s in state.record.shots):
+    if state.phase == "night":
+        if state.step == "mafia_shot" or not any(s.get("night") == state.day for s in state.record.shots):
+            return []
+        position = {"don_check": 1, "sheriff_check": 2}.get(state.step or "", 3)
+    elif _morning_after_a_miss(state):
+        # No victim, so no last word and no best move: the log goes from the
+        # last captain's step straight to the Day. The departed captains still
+        # wake before it, or the Day would start early and tell (N5, V12).
+        position = 3
+    else:
         return []
-    position = {"don_check": 1, "sheriff_check": 2}.get(state.step or "", 3)
     out = []
     for n, (role, _step) in enumerate(CAPTAIN_ORDER, start=1):
         seat = state.seat_of(role)
         if n < position and seat is not None and seat not in state.at_table:
             out.append(role)
     return out
+
+
+def _morning_after_a_miss(state: GameState) -> bool:
+    """The Day's first speech has just begun after a Night whose shots missed."""
+    if state.phase != "day" or state.step != "speech" or state.day is None:
+        return False
+    shots = [s for s in state.record.shots if s.get("night") == state.day - 1]
+    if not shots or shots[-1].get("victim") is not None:
+        return False
+    today = [s for s in state.record.speeches if s.get("day") == state.day]
+    return len(today) == 1 and bool(state.record.speeches) and today[0] is state.record.speeches[-1]
 
 
 def clock_waits_for_host(state: GameState) -> bool:

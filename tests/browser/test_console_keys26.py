@@ -132,6 +132,28 @@ def test_the_don_out_night_runs_one_clock_and_the_sheriff_gets_his_15_seconds(ho
     assert "Шериф" in page.inner_text("#console .panel-check")
 
 
+def sheriff_out_missed_night1() -> list[dict[str, Any]]:
+    """The Sheriff (seat 1) disqualified on Day 1; Night 1's shots miss; the Don checks:
+    the log is at Day 2's first speech, with no step for the Sheriff."""
+    g = day1().do("disqualify", seat=1).until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 8}).do("don_check", target=5)
+    assert (g.state.phase, g.state.day, g.state.step) == ("day", 2, "speech"), (g.state.phase, g.state.step)
+    return g.actions
+
+
+def test_after_a_missed_night_the_departed_sheriff_wakes_before_the_first_speech(host, live_manage, live_user):
+    """N5/V12 after a miss (no last word, no best move): the Sheriff's 15 s
+    wake-up is one step of its own before Day 2; the speech's minute is untouched."""
+    game = _import(live_manage, live_user, sheriff_out_missed_night1())
+    page = host.open(game)
+    page.wait_for_selector("#console [data-ghost-step='sheriff']")
+    assert visible_clocks(page) in (["0:15"], ["0:14"]), visible_clocks(page)
+    host.ready()
+    page.keyboard.press(" ")
+    page.wait_for_selector("#console [data-ghost-step]", state="detached")
+    page.wait_for_selector("#console .clock")
+    assert visible_clocks(page) in (["1:00"], ["0:59"]), visible_clocks(page)
+
+
 # --- item 3: a Space the console cannot take says why ------------------------------------------------
 
 
