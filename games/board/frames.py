@@ -45,10 +45,10 @@ from django.db import close_old_connections, transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.utils import timezone
-from django.utils.translation import get_language, override, pgettext
+from django.utils.translation import get_language, override
 from django.utils.translation import gettext as _
 
-from games import clock
+from games import clock, vocabulary
 from games.board.fanout import peek_hub
 from games.board.public import OVER, PUBLIC_STEPS, current_facts
 from games.models import (
@@ -63,6 +63,7 @@ from games.reading import (
     running_tech_pause,
 )
 from games.rules.catalogue import reason_text
+from games.rules.state import vote_still_ahead
 from games.titles import game_title
 
 log = logging.getLogger(__name__)
@@ -90,62 +91,28 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()[:24] if token else ""
 
 
-# --- labels (Russian msgids, translated by Django i18n) -------------------------
+# --- labels: the game's words (games.vocabulary) ------------------------------
 
 
 def _step_label(step: str | None) -> str:
-    labels = {
-        # Context "public board": the generic translations of these two
-        # ("Mafia meeting", "Shot at night") name a role or a shot, which a
-        # leak scanner of the public board must not find before the end.
-        "dogovorka": pgettext("public board", "Договорка"),
-        "free_seating": _("Свободная посадка"),
-        "speech": _("Речь"),
-        "voting": _("Голосование"),
-        "tie_speech": _("Речь при равенстве голосов"),
-        "lift_vote": _("Голосование за подъём всех"),
-        "last_word": _("Последнее слово"),
-        "finished": _("Игра окончена"),
-        # Overlay only (the public board masks them while the game runs).
-        "mafia_shot": _("Стрельба"),
-        "don_check": _("Проверка дона"),
-        "sheriff_check": _("Проверка шерифа"),
-        "best_move": _("Лучший ход"),
-    }
-    return str(labels.get(step or "", ""))
+    # The public board names the step in its own context where the generic
+    # English names a secret (vocabulary.STEPS.public). The night steps are
+    # named on the overlay only: the public board masks them while the game runs.
+    return vocabulary.STEPS.public(step)
 
 
 def _status_label(status: str) -> str:
-    return str(
-        {
-            "setup": _("Подготовка"),
-            "running": _("Игра идёт"),
-            "finished": _("Игра окончена"),
-            "annulled": _("Игра аннулирована"),
-        }.get(status, "")
-    )
+    return vocabulary.STATUSES(status, default="")
 
 
 def _how_label(how: str) -> str:
-    return str(
-        {
-            "vote": _("Заголосован"),
-            "lift_vote": _("Поднят голосованием"),
-            "shot": pgettext("public board", "Убит ночью"),
-            "fouls": _("Удалён: 4 фола"),
-            "disqualified": _("Дисквалифицирован"),
-            "warnings": _("Удалён: 2 предупреждения"),
-            "removed": _("Удалён"),
-        }.get(how, how)
-    )
+    return vocabulary.HOW_LEFT_PUBLIC.public(how) or how
 
 
 def _phase_label(phase: str | None, day: int | None) -> str:
-    if phase == "day":
-        return str(_("День %(n)s") % {"n": day})
-    if phase == "night":
-        return str(_("Ночь %(n)s") % {"n": day or 0})
-    return ""
+    if phase not in ("day", "night"):
+        return ""
+    return vocabulary.when(day or 0, phase)
 
 
 def _phase_name(phase: str | None, day: int | None, step: str | None) -> str:
@@ -161,23 +128,22 @@ def _cancelled_votes(ps: dict[str, Any]) -> list[str]:
     day, phase, step = ps.get("day") or 0, ps.get("phase"), ps.get("step")
     out = []
     for d in ps.get("votes_cancelled") or []:
-        if d > day or (d == day and phase == "day" and step in ("speech", "tie_speech", "voting", "lift_vote")):
+        if vote_still_ahead(d, day, phase, step):
             out.append(str(_("Голосование дня %(n)s не проводится (F7–F10)") % {"n": d}))
     return out
 
 
 def _winner_label(status: str, winner: str | None) -> str:
     if status == "annulled":
-        return str(_("Игра аннулирована"))
-    return str({"red": _("Победа красных"), "black": _("Победа чёрных"), "draw": _("Ничья")}.get(winner or "", ""))
+        return vocabulary.STATUSES("annulled")
+    return vocabulary.WINNERS(winner, default="")
 
 
 def _role_label(role: str) -> str:
-    return str({"sheriff": _("Шериф"), "don": _("Дон"), "mafia": _("Мафия"), "civilian": _("Мирный")}.get(role, ""))
+    return vocabulary.ROLES(role, default="")
 
 
-def _team(role: str) -> str:
-    return "black" if role in ("don", "mafia") else "red"
+_team = vocabulary.team_of
 
 
 # --- clock --------------------------------------------------------------------
@@ -263,9 +229,7 @@ def tech_pause_view(game: Game, facts: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _clock_text(ms: int) -> str:
-    seconds = (ms + 999) // 1000  # 0:01 until it is really over, as the host's clock
-    return f"{seconds // 60}:{seconds % 60:02d}"
+_clock_text = vocabulary.clock_text
 
 
 # --- the public view ------------------------------------------------------------
@@ -378,12 +342,6 @@ def public_view(game: Game, facts: dict[str, Any] | None = None) -> dict[str, An
     return view
 
 
-def _record(state: Any, name: str) -> list[dict[str, Any]]:
-    record = state.record
-    value = record.get(name) if isinstance(record, dict) else getattr(record, name, None)
-    return list(value or [])
-
-
 def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
     """The full protocol, drawn after the end only (roles, shots, checks, best move)."""
     state = game_state(game)
@@ -396,20 +354,20 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
             return "—"
 
     nights: dict[int, dict[str, Any]] = defaultdict(lambda: {"shots": [], "victim": None, "checks": [], "best_move": None})
-    for e in _record(state, "shots"):
+    for e in state.record.shots:
         n = nights[int(e.get("night") or 0)]
         n["shots"] = [{"by": nick(b), "target": nick(t) if t is not None else "—"} for b, t in (e.get("by") or {}).items()]
         n["victim"] = nick(e["victim"]) if e.get("victim") is not None else str(_("Промах"))
-    for e in _record(state, "checks"):
+    for e in state.record.checks:
         result = e.get("result")
         if e.get("by") == "don":
-            text = _("Шериф") if result else _("Не шериф")
-            who = _("Дон")
+            text = vocabulary.ROLES("sheriff") if result else _("Не шериф")
+            who = vocabulary.ROLES("don")
         else:
             text = _("Чёрный") if result == "black" else _("Красный")
-            who = _("Шериф")
+            who = vocabulary.ROLES("sheriff")
         nights[int(e.get("night") or 0)]["checks"].append({"who": str(who), "target": nick(e.get("target")), "result": str(text)})
-    for e in _record(state, "best_moves"):
+    for e in state.record.best_moves:
         if e.get("passed"):
             verdict = _("Пас")
         elif e.get("accepted"):
@@ -418,11 +376,10 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
             verdict = _("Не принят")
         nights[int(e.get("night") or 0)]["best_move"] = {"seat": nick(e.get("seat")), "seats": [nick(s) for s in e.get("seats") or []], "verdict": str(verdict)}
     penalties = []
-    kinds = {"foul": _("Фол"), "warning": _("Предупреждение"), "grey_card": _("Серая карточка"), "disqualify": _("Дисквалификация"), "remove": _("Удаление"), "ppk": _("ППК")}
-    for e in _record(state, "penalties"):
+    for e in state.record.penalties:
         penalties.append(
             {
-                "kind": str(kinds.get(e.get("kind", ""), e.get("kind", ""))),
+                "kind": vocabulary.sentence(vocabulary.PENALTIES(e.get("kind", ""))),
                 "seat": nick(e["seat"]) if e.get("seat") else "",
                 "when": _phase_label(e.get("phase"), e.get("day")),
                 # The state keeps the stored (Russian) wording of a catalogue
@@ -430,7 +387,7 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
                 "reason": reason_text(e.get("reason") or "", None, get_language() or "ru"),
             }
         )
-    winks = [{"by": nick(e.get("by")), "target": nick(e.get("target")), "when": _phase_label(e.get("phase"), e.get("day"))} for e in _record(state, "winks")]
+    winks = [{"by": nick(e.get("by")), "target": nick(e.get("target")), "when": _phase_label(e.get("phase"), e.get("day"))} for e in state.record.winks]
     best = public.get("best_move") or None
     return {
         "nights": [{"label": _phase_label("night", k), **v} for k, v in sorted(nights.items())],
