@@ -5,6 +5,18 @@ revision the caller saw (a stale double click is refused, not applied twice),
 let the pure engine apply the action, store it, project it, and schedule the
 live-board broadcast for after the commit. Views, commands and tests never
 write games, actions or projection rows themselves.
+
+What a committed change sets off (the receivers, so that following a click
+does not mean searching the apps):
+- `games.signals.game_changed` (after the commit, `_schedule_broadcast`):
+  games.board.frames.on_game_changed (the board's and the overlay's frames;
+  wired in games/apps.py), tournaments.live.on_game_changed (the tournament's
+  live page; tournaments/apps.py), discord_bridge.receivers (the bot's chat
+  and voice chores; discord_bridge/apps.py).
+- `games.signals.results_changed` (inside the transaction that writes or
+  removes a game's results, `_sync_results`): players.book.on_results_changed
+  (ratings and statistics) and players.discipline.on_results_changed
+  (discipline that outlives a game); players/apps.py.
 """
 
 from __future__ import annotations

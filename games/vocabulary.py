@@ -26,7 +26,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from django.utils.text import capfirst
-from django.utils.translation import gettext, gettext_noop, override, pgettext, pgettext_lazy
+from django.utils.translation import (
+    gettext,
+    gettext_noop,
+    override,
+    pgettext,
+    pgettext_lazy,
+)
 
 from games.rules.engine import PENALTY_KINDS as ENGINE_PENALTY_KINDS
 

@@ -65,7 +65,7 @@ def test_every_code_the_engine_produces_has_its_word(produced):
 def test_the_kind_lists_are_derived_from_the_engine_once():
     # One list of action kinds: the engine's handlers, the schema and the console's form.
     assert set(engine.ACTION_KINDS) == set(schema.ACTION_KINDS) == set(forms.ACTION_KINDS)
-    assert forms.PENALTY_KINDS == (*engine.PENALTY_KINDS, "remove")
+    assert (*engine.PENALTY_KINDS, "remove") == forms.PENALTY_KINDS
     assert set(vocabulary.SEAT_PENALTY_KINDS) | {"ppk"} == set(vocabulary.PENALTIES)
     assert set(forms.PENALTY_KINDS) <= set(schema.ACTION_KINDS)
 
