@@ -18,6 +18,7 @@ from django.utils import timezone
 from games import clock
 from games.models import Game
 from games.rules import GameState, Regulations, replay_as_recorded
+from games.vocabulary import clock_text
 
 
 def game_regulations(game: Game) -> Regulations:
@@ -108,7 +109,3 @@ def running_tech_pause(game: Game, now: datetime | None = None, start: dict[str,
     }
 
 
-def clock_text(ms: int) -> str:
-    """m:ss, rounded up: 0:01 until it is really over."""
-    seconds = (ms + 999) // 1000
-    return f"{seconds // 60}:{seconds % 60:02d}"

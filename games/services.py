@@ -5,6 +5,18 @@ revision the caller saw (a stale double click is refused, not applied twice),
 let the pure engine apply the action, store it, project it, and schedule the
 live-board broadcast for after the commit. Views, commands and tests never
 write games, actions or projection rows themselves.
+
+What a committed change sets off (the receivers, so that following a click
+does not mean searching the apps):
+- `games.signals.game_changed` (after the commit, `_schedule_broadcast`):
+  games.board.frames.on_game_changed (the board's and the overlay's frames;
+  wired in games/apps.py), tournaments.live.on_game_changed (the tournament's
+  live page; tournaments/apps.py), discord_bridge.receivers (the bot's chat
+  and voice chores; discord_bridge/apps.py).
+- `games.signals.results_changed` (inside the transaction that writes or
+  removes a game's results, `_sync_results`): players.book.on_results_changed
+  (ratings and statistics) and players.discipline.on_results_changed
+  (discipline that outlives a game); players/apps.py.
 """
 
 from __future__ import annotations
@@ -473,14 +485,8 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
 def _step_key(state: GameState, d: dict[str, Any]) -> str:
     # The number of speeches distinguishes two consecutive steps of the same
     # speaker (his speech, then his tie speech).
-    speeches = len(_record(state, "speeches"))
+    speeches = len(state.record.speeches)
     return f"{d['status']}|{d['day']}|{d['phase']}|{d['step']}|{d['speaker']}|{speeches}"
-
-
-def _record(state: GameState, name: str) -> list[dict[str, Any]]:
-    record = state.record
-    value = record.get(name) if isinstance(record, dict) else getattr(record, name, None)
-    return list(value or [])
 
 
 def _sync_seats(game: Game, state: GameState) -> None:
@@ -507,10 +513,10 @@ def _sync_seats(game: Game, state: GameState) -> None:
 def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[int, GameAction]) -> None:
     """Write projection rows for the record entries of the given action indexes."""
     nominations, votes, penalties, nights = [], [], [], []
-    for e in _record(state, "nominations"):
+    for e in state.record.nominations:
         if (a := actions_by_index.get(e["index"])) is not None:
             nominations.append(Nomination(game=game, action=a, day=e["day"], by_seat=e["by"], target_seat=e["target"], result=e["result"]))
-    for e in _record(state, "votes"):
+    for e in state.record.votes:
         if (a := actions_by_index.get(e["index"])) is None:
             continue
         auto = set(e.get("auto") or [])
@@ -522,10 +528,10 @@ def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[in
         else:
             for voter, candidate in (e.get("ballots") or {}).items():
                 votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind=e["kind"], voter_seat=int(voter), candidate_seat=int(candidate), auto=int(voter) in auto))
-    for e in _record(state, "penalties"):
+    for e in state.record.penalties:
         if (a := actions_by_index.get(e["index"])) is not None:
             penalties.append(Penalty(game=game, action=a, kind=e["kind"], seat=e.get("seat"), team=e.get("team") or "", reason=e.get("reason") or "", day=e.get("day"), phase=e.get("phase") or "", count=e.get("count"), removed=bool(e.get("removed"))))
-    for e in _record(state, "shots"):
+    for e in state.record.shots:
         if (a := actions_by_index.get(e["index"])) is None:
             continue
         victim = e.get("victim")
@@ -534,14 +540,14 @@ def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[in
         if not e.get("by"):
             nights.append(NightAction(game=game, action=a, night=e["night"], kind="shot", result="miss"))
     captains = _captain_seats(state)
-    for e in _record(state, "checks"):
+    for e in state.record.checks:
         if (a := actions_by_index.get(e["index"])) is not None:
             if e["by"] == "don":
                 result = "sheriff" if e["result"] else "not_sheriff"
             else:
                 result = str(e["result"])
             nights.append(NightAction(game=game, action=a, night=e["night"], kind=f"{e['by']}_check", actor_seat=captains.get(e["by"]), target_seat=e["target"], result=result))
-    for e in _record(state, "best_moves"):
+    for e in state.record.best_moves:
         if (a := actions_by_index.get(e["index"])) is not None:
             result = "pass" if e.get("passed") else ("accepted" if e.get("accepted") else "not_accepted")
             nights.append(NightAction(game=game, action=a, night=e["night"], kind="best_move", actor_seat=e["seat"], result=result, seats=list(e.get("seats") or [])))
@@ -572,12 +578,12 @@ def _write_results(game: Game, state: GameState) -> None:
     winner = public["winner"] or ""
     roles = {int(k): v for k, v in (state.roles or {}).items()}
     left = {entry["seat"]: entry for entry in public["left"]}
-    penalties = _record(state, "penalties")
+    penalties = state.record.penalties
     first_night_victim = None
-    for shot in _record(state, "shots"):
+    for shot in state.record.shots:
         if shot["night"] == 1 and shot.get("victim") is not None:
             first_night_victim = shot["victim"]
-    best = {e["seat"]: e for e in _record(state, "best_moves")}
+    best = {e["seat"]: e for e in state.record.best_moves}
     regs = game_regulations(game)
     rows = []
     for seat_no, nickname in enumerate(state.players or [], start=1):

@@ -17,6 +17,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from games import vocabulary
 from games.rules.nicknames import nickname_sort_key
 from players import chart, decisions, discipline, leaderboard, services, trust
 from players.leaderboard import TABS, Filters
@@ -270,7 +271,7 @@ def _toggled(query: Any, key: str, value: str) -> str:
 
 
 def _tab_label(tab: str) -> str:
-    return {"rating": _("Рейтинг"), "civilian": _("Мирный"), "sheriff": _("Шериф"), "mafia": _("Мафия"), "don": _("Дон")}[tab]
+    return str(_("Рейтинг")) if tab == "rating" else vocabulary.ROLES(tab)
 
 
 def ratings_xlsx(request: HttpRequest) -> HttpResponse:
@@ -285,7 +286,7 @@ def ratings_xlsx(request: HttpRequest) -> HttpResponse:
     ws = wb.active
     assert ws is not None
     ws.title = _tab_label(f.tab)[:31]
-    xlsx.write_row(ws, 1, ["#", _("Игрок"), _("Рейтинг"), _("Учтено игр"), _("Игры"), _("Победы"), _("Мирный"), _("Шериф"), _("Мафия"), _("Дон")])
+    xlsx.write_row(ws, 1, ["#", _("Игрок"), _("Рейтинг"), _("Учтено игр"), _("Игры"), _("Победы"), *(vocabulary.ROLES(r) for r in ("civilian", "sheriff", "mafia", "don"))])
     for i, r in enumerate(rows, start=2):
         roles = [f"{r.role(role)[0]}/{r.role(role)[1]}" for role in ("civilian", "sheriff", "mafia", "don")]
         xlsx.write_row(ws, i, [r.rank, r.nickname, round(r.rating, 1) if r.rating is not None else None, r.rated_games, r.games, r.wins, *roles])

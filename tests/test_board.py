@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from games import services
 from games.board import frames as board
+from games.board import view as board_view
 from games.models import Game
 
 PLAYERS = [f"Игрок{i}" for i in range(1, 11)]
@@ -85,7 +86,7 @@ def test_night_steps_are_masked_on_the_public_board(host, examples_dir):
         services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
         game.refresh_from_db()
         if game.public_state.get("step") in ("mafia_shot", "don_check", "sheriff_check", "best_move"):
-            view = board.public_view(game)
+            view = board_view.public_view(game)
             assert view["step_label"] == "" and view["speaker"] is None and not view["clock_visible"]
             assert view["phase_label"].startswith("Ночь")
 
@@ -136,9 +137,9 @@ def test_as_of_replays_recorded_and_undone_actions(host, game):
     t = timezone.now()
     services.game_undo_last_action(game=game, expected_seq=game.seq, by=host)
     game.refresh_from_db()
-    view = board.overlay_view(game, as_of=t)
+    view = board_view.overlay_view(game, as_of=t)
     assert view["seq"] == 4 and view["step_label"] == "Свободная посадка"
-    now = board.overlay_view(game)
+    now = board_view.overlay_view(game)
     assert now["seq"] == 5 == game.seq and now["step_label"] == "Договорка"
 
 

@@ -15,6 +15,7 @@ from django.urls import reverse
 
 from games import services
 from games.board import frames as board
+from games.board import view as board_view
 from games.models import Game
 
 PLAYERS = ["Кот_Учоный", "КотУчёный", "Сова", "Ёж", "Бобр", "Заяц", "Волк", "Медведь", "Рысь", "Барсук"]
@@ -96,9 +97,9 @@ def test_the_menu_warns_that_the_overlay_shows_roles_and_offers_a_new_link(clien
 
 @pytest.mark.django_db
 def test_overlay_nicknames_wrap_at_their_boundaries_only(game, host):
-    assert board.nick_parts("Кот_Учоный") == ["Кот_", "Учоный"]
-    assert board.nick_parts("КотУчёный") == ["Кот", "Учёный"]
-    assert board.nick_parts("Сова") == ["Сова"]
+    assert board_view.nick_parts("Кот_Учоный") == ["Кот_", "Учоный"]
+    assert board_view.nick_parts("КотУчёный") == ["Кот", "Учёный"]
+    assert board_view.nick_parts("Сова") == ["Сова"]
     services.game_set_overlay(game=game, by=host, enabled=True, delay_seconds=120)
     html = board.overlay_frame(game).html
     assert "Кот_<wbr>Учоный" in html and "Кот<wbr>Учёный" in html

@@ -1,8 +1,8 @@
-"""The scene key the overlay gives OBS (games.board.frames.overlay_scene, issue 31)."""
+"""The scene key the overlay gives OBS (games.board.view.overlay_scene, issue 31)."""
 
 import pytest
 
-from games.board.frames import OVERLAY_SCENES, overlay_scene
+from games.board.view import OVERLAY_SCENES, overlay_scene
 
 
 @pytest.mark.parametrize(

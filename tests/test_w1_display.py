@@ -22,6 +22,7 @@ from openpyxl import load_workbook
 
 from games import exports, services
 from games.board import frames as board
+from games.board import view as board_view
 from games.console import protocol_text
 
 SCENARIO = Path(__file__).resolve().parent / "rules" / "scenarios" / "W1_shot_leaves_two_v_two_black_wins_at_shot_then_black_disqualified.json"
@@ -52,21 +53,21 @@ def test_board_and_overlay_show_the_winner_from_the_shot_without_roles(host):
     with override("ru"):
         # Issue 24: the Night is one public state until its morning; the result
         # the shot decided shows with the morning, after the victim's best move.
-        night = board.public_view(game)
+        night = board_view.public_view(game)
         assert not night["decided"] and night["result"] == ""
         services.game_record_action(game=game, action={"do": "best_move", "pass": True}, expected_seq=game.seq, by=host)
         game.refresh_from_db()
-        view = board.public_view(game)
+        view = board_view.public_view(game)
         assert view["decided"] and view["result"] == "Победа чёрных"
         assert not view["over"] and view["protocol"] is None
         assert all(s["role"] == "" and s["team"] == "" for s in view["seats"])  # roles until the end: hidden
         html = board.board_frame(game, lang="ru").html
         assert "Победа чёрных" in html and "после последнего слова (W2)" in html
         assert "Шериф" not in html and "Дон" not in html
-        assert board.overlay_view(game)["result"] == "Победа чёрных"
+        assert board_view.overlay_view(game)["result"] == "Победа чёрных"
     # Before the shot nothing of a result is shown.
     before = play_until(host, "next")
-    assert board.public_view(before)["result"] == "" and not board.public_view(before)["decided"]
+    assert board_view.public_view(before)["result"] == "" and not board_view.public_view(before)["decided"]
 
 
 @pytest.mark.django_db

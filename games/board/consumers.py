@@ -29,6 +29,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.board import frames as board
+from games.board import view
 from games.board.fanout import (
     CLOSE_TRY_AGAIN,
     LayerUnavailable,
@@ -79,7 +80,7 @@ def _overlay_start(game_id: int, token: str, lang: str) -> tuple[int, str, str]:
     delay = int(game.overlay_delay_seconds)
     as_of = timezone.now() - timedelta(seconds=delay) if delay else None
     frame = board.overlay_frame(game, as_of=as_of, snapshot=True, lang=lang)
-    return 0, frame.html, board.token_digest(game.overlay_token)
+    return 0, frame.html, view.token_digest(game.overlay_token)
 
 
 class _FrameConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]

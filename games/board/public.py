@@ -5,7 +5,7 @@ Terms (issue 24, "secrets by rhythm"):
   from public data only — the whitelisted keys of `Game.public_state`, the
   seats' nicknames, the public projection rows (nominations, votes, warning
   and grey-card counts), the step's clock while it is public and a running
-  technical pause. The public board (games.board.frames.public_view) is a
+  technical pause. The public board (games.board.view.public_view) is a
   pure function of them until the game is over.
 - *public revision* (`Game.public_rev`): a counter that the write path moves
   when, and only when, the public facts change. Frames carry it, never the

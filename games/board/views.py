@@ -22,6 +22,7 @@ from django.views.decorators.csp import csp_override
 from django.views.decorators.http import require_safe
 
 from games.board import frames as board
+from games.board import view
 from games.models import Game
 
 
@@ -47,7 +48,7 @@ def board_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "games/board.html",
         {
             "frame_html": frame.html,
-            "title": board.public_title(game),
+            "title": view.public_title(game),
             "ws_path": _ws_path("board", game.pk, lang=lang, fanout=request.GET.get("fanout", "")),
             "snapshot_url": reverse("board:snapshot", args=[game.pk]) + "?" + urlencode({"lang": lang}),
         },

@@ -15,6 +15,7 @@ from django.http import QueryDict
 from django.utils.translation import get_language, gettext
 from django.utils.translation import gettext_lazy as _
 
+from games import vocabulary
 from games.rules import RuleViolation, schema
 from games.rules.catalogue import reason as catalogue_reason
 from games.rules.nicknames import nickname_key
@@ -26,27 +27,10 @@ from games.rules.schema import (
 )
 
 SEATS = range(1, 11)
-PENALTY_KINDS = ("foul", "warning", "grey_card", "disqualify", "remove")
-ACTION_KINDS = frozenset(
-    (
-        "seat",
-        "roles",
-        "start",
-        "next",
-        "nominate",
-        "votes",
-        "lift_vote",
-        "shots",
-        "don_check",
-        "sheriff_check",
-        "best_move",
-        *PENALTY_KINDS,
-        "ppk",
-        "wink",
-        "tech_pause",
-        "annul",
-    )
-)
+# The kinds the console posts: the schema's, which are the engine's (one list,
+# derived once: tests/test_vocabulary.py); the penalties given to one seat.
+PENALTY_KINDS = vocabulary.SEAT_PENALTY_KINDS
+ACTION_KINDS = schema.ACTION_KINDS
 MAX_NICK = MAX_NICKNAME
 
 

@@ -27,8 +27,9 @@ from functools import cached_property
 from html import escape
 from typing import Any
 
-from django.utils.translation import get_language, gettext, override, pgettext
+from django.utils.translation import get_language, gettext, override
 
+from games import vocabulary
 from games.console.forms import FIELD_LABELS, field_label
 from games.rules import (
     GameState,
@@ -39,6 +40,7 @@ from games.rules import (
     script,
 )
 from games.rules.catalogue import reason_text
+from games.rules.state import vote_still_ahead
 
 # The separator line of V1, exactly as the regulations print it.
 VOTE_LINE = "--------------"
@@ -59,17 +61,11 @@ def _seats(seats: Iterable[Any]) -> str:
     return ", ".join(_seat(s) for s in seats)
 
 
-def _rec(state: GameState, name: str) -> list[dict[str, Any]]:
-    record = state.record
-    value = record.get(name) if hasattr(record, "get") else getattr(record, name, None)
-    return list(value or [])
-
-
 def _entries(state: GameState, name: str, index: int) -> list[dict[str, Any]]:
     """Record entries of the list `name` produced by the action at `index`."""
     out = []
     # Entries are appended in action order, so scan from the end.
-    for entry in reversed(_rec(state, name)):
+    for entry in reversed(getattr(state.record, name)):
         i = entry.get("index")
         if i == index:
             out.append(entry)
@@ -79,57 +75,32 @@ def _entries(state: GameState, name: str, index: int) -> list[dict[str, Any]]:
     return out
 
 
+# The game's words come from games.vocabulary (issue 23); these names are the
+# console's own vocabulary of calls.
 def team_name(team: str | None) -> str:
-    return {"red": gettext("красных"), "black": gettext("чёрных")}.get(team or "", team or "")
+    return vocabulary.TEAMS_OF(team)
 
 
 def role_name(role: str | None) -> str:
-    return {
-        "sheriff": gettext("Шериф"),
-        "don": gettext("Дон"),
-        "mafia": gettext("Мафия"),
-        "civilian": gettext("Мирный"),
-    }.get(role or "", "")
+    return vocabulary.ROLES(role, default="")
 
 
 def role_short(role: str | None) -> str:
-    return {
-        "sheriff": pgettext("role badge", "Ш"),
-        "don": pgettext("role badge", "Д"),
-        "mafia": pgettext("role badge", "М"),
-    }.get(role or "", "")
+    return vocabulary.ROLE_BADGES(role, default="")
 
 
 def left_how_text(how: str | None) -> str:
-    return {
-        "vote": gettext("заголосован"),
-        "lift_vote": gettext("поднят голосованием"),
-        "shot": gettext("убит ночью"),
-        "fouls": gettext("удалён: 4 фола"),
-        "disqualified": gettext("удалён: дисквалифицирующий фол"),
-        "warnings": gettext("удалён: 2 предупреждения"),
-        "removed": gettext("снят с игры"),
-    }.get(how or "", how or "")
+    return vocabulary.HOW_LEFT(how)
 
 
 def winner_text(winner: str | None, ppk: str | None = None) -> str:
-    text = {
-        "red": gettext("Победа красных"),
-        "black": gettext("Победа чёрных"),
-        "draw": gettext("Ничья"),
-    }.get(winner or "", "")
+    text = vocabulary.WINNERS(winner, default="")
     if ppk:
         text += " " + gettext("(ППК команде %(team)s)") % {"team": team_name(ppk)}
     return text
 
 
-def when_text(day: Any, phase: Any) -> str:
-    """«День 2» / «Ночь 1» in the terms of FORMAT.md (a Night carries the Day before it)."""
-    if day is None or phase is None:
-        return gettext("Подготовка")
-    if phase == "day":
-        return gettext("День %(n)s") % {"n": day}
-    return gettext("Ночь %(n)s") % {"n": day}
+when_text = vocabulary.when
 
 
 def _prefix(state: GameState) -> str:
@@ -137,31 +108,11 @@ def _prefix(state: GameState) -> str:
 
 
 def penalty_name(kind: str) -> str:
-    return {
-        "foul": gettext("фол"),
-        "warning": gettext("предупреждение"),
-        "grey_card": gettext("серая карточка"),
-        "disqualify": gettext("дисквалифицирующий фол"),
-        "remove": gettext("снятие с игры"),
-        "ppk": gettext("ППК"),
-    }.get(kind, kind)
+    return vocabulary.PENALTIES(kind)
 
 
 def step_name(step: str | None) -> str:
-    return {
-        "dogovorka": gettext("Договорка"),
-        "free_seating": gettext("Свободная посадка"),
-        "speech": gettext("Речь"),
-        "voting": gettext("Голосование"),
-        "tie_speech": gettext("Речь 30 секунд"),
-        "lift_vote": gettext("Голосование за подъём"),
-        "last_word": gettext("Последнее слово"),
-        "mafia_shot": gettext("Выстрел мафии"),
-        "don_check": gettext("Проверка Дона"),
-        "sheriff_check": gettext("Проверка Шерифа"),
-        "best_move": gettext("Лучший ход"),
-        "finished": gettext("Игра окончена"),
-    }.get(step or "", step or "")
+    return vocabulary.STEPS(step)
 
 
 # --- step titles (console banner) ------------------------------------------------------
@@ -270,7 +221,7 @@ def cancelled_votes(state: GameState) -> list[CancelledVote]:
         return []
     out = []
     for d in sorted(state.cancelled):
-        ahead = d > state.day or (d == state.day and state.phase == "day" and state.step in ("speech", "tie_speech", "voting", "lift_vote"))
+        ahead = vote_still_ahead(d, state.day, state.phase, state.step)
         if not ahead:
             continue
         rule = "F7"
@@ -706,15 +657,14 @@ def chat_lines(state: GameState, last_action: dict[str, Any] | None = None) -> l
         out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
     if state.status == "running" and step == "voting":
         out.append(ChatLine("line", gettext("Черта после 5 секунд (V1)"), VOTE_LINE))
-    vote_follows = not (state.day == 1 and len(state.nominees) == 1) and state.day not in state.cancelled  # V5, F7–F10
-    if state.status == "running" and step == "speech" and not state.remaining_speakers() and state.nominees and vote_follows:
+    if state.status == "running" and step == "speech" and not state.remaining_speakers() and state.vote_follows():
         # The last speech: the vote comes next, have the candidates ready.
         out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
-    winks = _rec(state, "winks")
+    winks = state.record.winks
     if winks and last_action and last_action.get("do") == "wink":
         w = winks[-1]
         out.append(ChatLine("wink", gettext("В ЛС игроку №%(t)s (N12)") % {"t": w["target"]}, _ru("Вам мигнул %(n)s") % {"n": w["by"]}))
-    best = _rec(state, "best_moves")
+    best = state.record.best_moves
     if best and (step in ("last_word",) and state.phase == "night" or (last_action or {}).get("do") == "best_move"):
         b = best[-1]
         if b.get("accepted") and not b.get("passed"):

@@ -33,7 +33,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import services
+from games import services, vocabulary
 from games.console import protocol_text as pt
 from games.console.forms import (
     ActionFormError,
@@ -51,7 +51,7 @@ from games.rules.nicknames import nickname_sort_key
 CONSOLE = "games/console.html"
 logger = logging.getLogger(__name__)
 _SMALL_INT = re.compile(r"[+-]?[0-9]{1,6}")
-PENALTY_ORDER = ("foul", "warning", "grey_card", "disqualify", "remove", "ppk")
+PENALTY_ORDER = (*vocabulary.SEAT_PENALTY_KINDS, "ppk")
 # Texts console.js shows; handed to it translated (json_script "console-i18n").
 JS_TEXTS = (
     gettext_noop("Нет связи с сервером: действие не записано."),
@@ -445,9 +445,7 @@ def clock_context(game: Game) -> dict[str, Any]:
     }
 
 
-def _mmss(ms: int) -> str:
-    s = (ms + 999) // 1000
-    return f"{s // 60}:{s % 60:02d}"
+_mmss = vocabulary.clock_text
 
 
 def _reverse_or(name: str, *args: Any, fallback: str) -> str:
@@ -629,7 +627,7 @@ def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dic
         ctx["lift"] = {
             "candidates": v["candidates"],
             "voters": v["voters"],
-            "needed": next(n for n in range(len(v["voters"]) + 1) if state.regulations.lift_passes(n, len(v["voters"]))) if v["voters"] else 0,
+            "needed": state.regulations.lift_votes_needed(len(v["voters"])),
             "key": f"lift-{state.day}-{state.vote_round}-{'_'.join(map(str, v['voters']))}",
         }
     elif step == "mafia_shot":

@@ -10,7 +10,7 @@ from openpyxl import Workbook
 from games.exports.cells import _new_sheet, _page_setup, _Rows, _styles, _widths
 from games.exports.labels import HOW_LEFT, LABELS, normalize_lang
 from games.exports.protocols import GameProtocol
-from games.exports.record import _phase_label, _reason_text, _record, _seat_name
+from games.exports.record import _phase_label, _reason_text, _seat_name
 
 # --- «Дисциплина» -----------------------------------------------------------------------
 
@@ -81,7 +81,7 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
     for proto in protos:
         state = proto.state
         players = state.players or []
-        for e in _record(state, "penalties"):
+        for e in state.record.penalties:
             entry = proto.entry_for_index(e.get("index"))
             seat = e.get("seat")
             penalties.append(
@@ -99,7 +99,7 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
                     [*base, "time", "td", "td_bold", "td_left", "td_left", "td_left", "td_left"],
                 )
             )
-        for e in _record(state, "winks"):
+        for e in state.record.winks:
             entry = proto.entry_for_index(e.get("index"))
             winks.append(
                 (
@@ -107,7 +107,7 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
                     [*base, "time", "td", "td_bold", "td_left", "td_left"],
                 )
             )
-        for e in _record(state, "tech_pauses"):
+        for e in state.record.tech_pauses:
             entry = proto.entry_for_index(e.get("index"))
             seat = e.get("seat")
             pauses.append(

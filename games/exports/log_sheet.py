@@ -9,6 +9,7 @@ from typing import Any
 from openpyxl import Workbook
 from openpyxl.utils import get_column_letter
 
+from games import vocabulary
 from games.exports.cells import _new_sheet, _page_setup, _Rows, _styles, _widths
 from games.exports.discipline_sheet import _penalty_consequence
 from games.exports.labels import LABELS, ROLE_LETTERS, STEP_NAMES, normalize_lang
@@ -19,7 +20,6 @@ from games.exports.record import (
     _int_keys,
     _phase_label,
     _reason_text,
-    _record,
 )
 from games.rules import GameState
 
@@ -90,7 +90,7 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
         parts = [f"{b} → {t if t is not None else '—'}" for b, t in _by_seat(payload.get("by"))]
         return ("Выстрелы: " if ru else "Shots: ") + ("; ".join(parts) or "—")
     if do in ("don_check", "sheriff_check"):
-        who = ("Дон" if do == "don_check" else "Шериф") if ru else ("Don" if do == "don_check" else "Sheriff")
+        who = vocabulary.ROLES("don" if do == "don_check" else "sheriff", lang)
         return f"{who} {'проверил' if ru else 'checked'} {payload.get('target')}"
     if do == "best_move":
         if payload.get("pass"):
@@ -141,7 +141,7 @@ def voters_text(vote: dict[str, Any], lang: str) -> str:
 def _vote_texts(proto: GameProtocol, lang: str) -> dict[int, str]:
     """seq of each votes / lift_vote action -> every voter of that round."""
     out: dict[int, str] = {}
-    for vote in _record(proto.state, "votes"):
+    for vote in proto.state.record.votes:
         index = vote.get("index")
         if isinstance(index, int) and 0 <= index < len(proto.seq_by_index):
             out[proto.seq_by_index[index]] = voters_text(vote, lang)
@@ -158,19 +158,19 @@ def _record_notes(proto: GameProtocol, lang: str) -> dict[int, str]:
         if isinstance(index, int) and 0 <= index < len(proto.seq_by_index) and text:
             notes.setdefault(proto.seq_by_index[index], []).append(text)
 
-    for e in _record(state, "checks"):
+    for e in state.record.checks:
         note(e.get("index"), _check_answer(e, lang))
-    for e in _record(state, "shots"):
+    for e in state.record.shots:
         victim = e.get("victim")
         note(e.get("index"), L["miss"] if victim is None else L["killed"].format(seat=victim))
-    for e in _record(state, "nominations"):
+    for e in state.record.nominations:
         if e.get("result") == "supported":
             note(e.get("index"), "поддерживается" if lang == "ru" else "supported")
-    for e in _record(state, "best_moves"):
+    for e in state.record.best_moves:
         note(e.get("index"), _best_move_verdict(e, lang))
-    for e in _record(state, "penalties"):
+    for e in state.record.penalties:
         note(e.get("index"), _penalty_consequence(e, lang))
-    for e in _record(state, "votes"):
+    for e in state.record.votes:
         leaving = e.get("leaving") or []
         if leaving:
             note(e.get("index"), (LABELS[lang]["left_by_vote"] + ": ") + _seats_text(leaving))

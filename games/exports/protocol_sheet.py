@@ -34,7 +34,6 @@ from games.exports.record import (
     _Night,
     _nights,
     _points,
-    _record,
     _seat_name,
     _short_phase,
     _shot_outcome,
@@ -94,12 +93,12 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
     if state.status == "setup" or not state.day:
         return []
     blocks = {d: _DayBlock(d, [], {}, [], [], []) for d in range(1, int(state.day) + 1)}
-    for e in _record(state, "nominations"):
+    for e in state.record.nominations:
         block = blocks.get(e["day"])
         if block is not None and e.get("result") != "supported" and e["target"] not in block.candidates:
             block.candidates.append(e["target"])
             block.nominators[e["target"]] = e["by"]
-    for e in _record(state, "votes"):
+    for e in state.record.votes:
         block = blocks.get(e["day"])
         if block is None:
             continue
@@ -108,7 +107,7 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
             block.notes.append("note_split")
         elif e.get("outcome") == "no_elimination":
             block.notes.append("note_no_elimination" if e.get("kind") == "lift" else "note_v11")
-    for e in _record(state, "events"):
+    for e in state.record.events:
         block = blocks.get(e.get("day"))  # type: ignore[arg-type]
         key = f"note_{e.get('kind')}"
         if block is None or key not in LABELS["ru"] or key in block.notes or key == "note_draw":
@@ -116,7 +115,7 @@ def _day_blocks(state: GameState) -> list[_DayBlock]:
         if key == "note_no_nominees" and not block.candidates:
             continue  # the block already says «нет выставленных»
         block.notes.append(key)
-    for e in _record(state, "penalties"):
+    for e in state.record.penalties:
         # F7–F10: the removal that cancels a Day's vote, noted on that Day even
         # before the vote would have been held.
         block = blocks.get(e.get("cancels_vote_day"))  # type: ignore[arg-type]
@@ -137,7 +136,7 @@ def _discipline_marks(state: GameState, lang: str) -> dict[int, str]:
     warnings: dict[int, int] = {}
     grey: dict[int, int] = {}
     ppk: set[int] = set()
-    for e in _record(state, "penalties"):
+    for e in state.record.penalties:
         seat = e.get("seat")
         if not isinstance(seat, int):
             continue
@@ -149,7 +148,7 @@ def _discipline_marks(state: GameState, lang: str) -> dict[int, str]:
         elif kind == "ppk":
             ppk.add(seat)
     pauses: dict[int, int] = {}
-    for e in _record(state, "tech_pauses"):
+    for e in state.record.tech_pauses:
         seat = e.get("seat")
         if isinstance(seat, int):
             pauses[seat] = pauses.get(seat, 0) + 1
@@ -267,7 +266,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     g.height(r, 18)
     # Best move: the player's seat, up to three seats, the verdict.
     r += 2
-    bms = _record(state, "best_moves")
+    bms = state.record.best_moves
     bm = bms[-1] if bms else None
     g.merge(r, 1, r + 1, 2, L["best_move"], "label")
     g.put(r, 3, L["bm_player"], "th")

@@ -12,12 +12,6 @@ from games.rules import GameState
 # --- helpers on the record ------------------------------------------------------------
 
 
-def _record(state: GameState, name: str) -> list[dict[str, Any]]:
-    rec = state.record
-    value = rec.get(name) if hasattr(rec, "get") else getattr(rec, name, None)
-    return list(value or [])
-
-
 def _seat_name(state: GameState, seat: Any) -> str:
     players = state.players or []
     if isinstance(seat, int) and 1 <= seat <= len(players):
@@ -120,17 +114,17 @@ def _nights(state: GameState) -> list[_Night]:
         last = state.day if state.phase == "night" else state.day - 1
     for n in range(1, last + 1):
         nights[n] = _Night(n)
-    for e in _record(state, "shots"):
+    for e in state.record.shots:
         nights.setdefault(e["night"], _Night(e["night"])).shot = e
-    for e in _record(state, "checks"):
+    for e in state.record.checks:
         night = nights.setdefault(e["night"], _Night(e["night"]))
         if e.get("by") == "don":
             night.don = e
         else:
             night.sheriff = e
-    for e in _record(state, "best_moves"):
+    for e in state.record.best_moves:
         nights.setdefault(e["night"], _Night(e["night"])).best_move = e
-    for e in _record(state, "events"):
+    for e in state.record.events:
         if e.get("kind") == "decided_by_shot":
             nights.setdefault(e["day"], _Night(e["day"])).decided_by_shot = True
     return [nights[k] for k in sorted(nights) if k >= 1]

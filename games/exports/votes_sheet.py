@@ -16,7 +16,7 @@ from openpyxl import Workbook
 from games.exports.cells import _new_sheet, _page_setup, _Rows, _styles, _widths
 from games.exports.labels import LABELS, normalize_lang
 from games.exports.protocols import GameProtocol
-from games.exports.record import _int_keys, _record, _seat_name
+from games.exports.record import _int_keys, _seat_name
 
 
 def round_voters(vote: dict[str, Any]) -> list[tuple[Any, list[int], set[int]]]:
@@ -50,7 +50,7 @@ def write_votes_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: 
     revotes: dict[tuple[int, Any], int] = {}
     for proto in protos:
         state = proto.state
-        for vote in _record(state, "votes"):
+        for vote in state.record.votes:
             kind = vote.get("kind")
             if kind == "lift":
                 label = L["lift"]

@@ -461,7 +461,7 @@ def _start_vote(s: GameState) -> None:
     if not candidates:
         _event(s, "no_nominees")
         _begin_night(s)
-    elif s.day == 1 and len(candidates) == 1:
+    elif s.lone_candidate_on_day1():
         # V5: Day 1 with a single candidate: no vote, nobody leaves.
         _event(s, "single_candidate_day1", candidate=candidates[0])
         _begin_night(s)
@@ -1176,7 +1176,7 @@ def _after_removal(s: GameState, seat: int, was_victim: bool) -> None:
     elif step == "lift_vote":
         if not s.nominees:
             _begin_night(s)
-        elif s.day == 1 and len(s.nominees) == 1:
+        elif s.lone_candidate_on_day1():
             # V5: one candidate left on Day 1: no lift vote is held, nobody
             # leaves; the Night begins.
             _start_vote(s)

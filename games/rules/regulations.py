@@ -92,5 +92,9 @@ class Regulations:
             return yes * 2 >= at_table
         return yes * 2 > at_table
 
+    def lift_votes_needed(self, at_table: int) -> int:
+        """V10: the fewest «yes» votes of ``at_table`` players that carry the lift vote."""
+        return next(n for n in range(at_table + 1) if self.lift_passes(n, at_table)) if at_table else 0
+
 
 DEFAULT_REGULATIONS = Regulations()

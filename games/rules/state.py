@@ -40,6 +40,18 @@ RECORD_LISTS = (
 )
 
 
+# The steps in which a player speaks to the table, with a speech's clock.
+SPEECH_STEPS = frozenset({"speech", "tie_speech", "last_word"})
+# The Day's steps before its vote is over.
+BEFORE_THE_VOTE_STEPS = frozenset({"speech", "tie_speech", "voting", "lift_vote"})
+
+
+def vote_still_ahead(vote_day: int, day: int, phase: str | None, step: str | None) -> bool:
+    """Whether the vote of Day `vote_day` has not been held yet at (day, phase,
+    step): a vote cancelled by a removal (F7–F10) is announced until then."""
+    return vote_day > day or (vote_day == day and phase == "day" and step in BEFORE_THE_VOTE_STEPS)
+
+
 class Record:
     """What happened, list by list (see the module docstring for ``index``).
 
@@ -343,7 +355,7 @@ class GameState:
         """The clock of the current step (T table); None for the steps that end
         with their own action (voting, lift_vote) and once finished."""
         step = self.step
-        if step in ("speech", "tie_speech", "last_word"):
+        if step in SPEECH_STEPS:
             return self.speech_seconds
         r = self.regulations
         if step == "dogovorka":
@@ -363,6 +375,16 @@ class GameState:
     @property
     def is_over(self) -> bool:
         return self.status in ("finished", "annulled")
+
+    def lone_candidate_on_day1(self) -> bool:
+        """V5: Day 1 with a single candidate: no vote is held, nobody leaves."""
+        return self.day == 1 and len(self.nominees) == 1
+
+    def vote_follows(self) -> bool:
+        """Whether today's nominations go to a vote when the speeches end:
+        somebody is nominated, not a lone candidate on Day 1 (V5), and no
+        removal has cancelled today's vote (F7–F10)."""
+        return bool(self.nominees) and not self.lone_candidate_on_day1() and self.day not in self.cancelled
 
     def team_of(self, seat: int) -> str:
         return "black" if self.roles.get(seat) in BLACK_ROLES else "red"

@@ -1,7 +1,8 @@
 from typing import Any
 
 from django import template
-from django.utils.translation import gettext as _
+
+from games.templatetags import game_words
 
 register = template.Library()
 
@@ -23,9 +24,8 @@ def percent_of(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "—"
 
 
-@register.filter
-def role_label(role: str) -> str:
-    return {"civilian": _("Мирный"), "sheriff": _("Шериф"), "mafia": _("Мафия"), "don": _("Дон")}.get(role, role)
+# The players' pages name roles as every page does (games.vocabulary).
+register.filter("role_label", game_words.role_label)
 
 
 @register.filter
