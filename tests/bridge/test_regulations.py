@@ -209,7 +209,10 @@ def test_tournament_tables_share_a_channel_and_each_plus_goes_to_the_table_that_
         table.save()
         game.refresh_from_db()
         base = 500000000000000000 + 100 * i
-        services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={str(s): str(base + s) for s in range(1, 11)})
+        saved = services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={str(s): str(base + s) for s in range(1, 11)})
+        assert saved.channel_proof("text") == "organizer"  # the organizer set the tournament's channel
+        for seat, user in saved.seat_map().by_seat.items():
+            services.prove_member(saved, seat, user, "dm")
         post_line(game, timezone.now() - timedelta(seconds=1))
         games.append((game, base))
     (g1, b1), (g2, b2) = games
