@@ -48,7 +48,8 @@ def discord_account(user, member_id):
 
 @sync_to_async
 def save_link(game, *, text=None, voice=None, seats=None, by=None):
-    return services.link_save(game=game, guild_id=config().guilds[0].id, text_channel_id=text, voice_channel_id=voice, webhook_url="", seats=seats or {}, by=by)
+    extra = {"by": by} if by is not None else {}
+    return services.link_save(game=game, guild_id=config().guilds[0].id, text_channel_id=text, voice_channel_id=voice, webhook_url="", seats=seats or {}, **extra)
 
 
 @sync_to_async
