@@ -733,7 +733,7 @@ class Question:
 
 def questions_due() -> list[Question]:
     """The confirmation DMs the bot owes («Вы — №4 в игре …? да»): one per pending seat and member."""
-    out = []
+    out: list[Question] = []
     for link in _live_links().filter(ask_due=True):
         out.extend(Question(link.pk, seat, user, confirm_question(link.game, seat)) for seat, user in _unasked(link))
     return out

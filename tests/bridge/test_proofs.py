@@ -8,7 +8,6 @@ import discord.ext.test.factories as dpytest_facts
 import pytest
 import pytest_asyncio
 from asgiref.sync import sync_to_async
-from django.urls import reverse
 
 from discord_bridge import bot as bot_module
 from discord_bridge import services

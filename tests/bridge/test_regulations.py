@@ -390,3 +390,22 @@ def test_a_dm_for_a_step_already_recorded_is_shown_as_recorded_never_pre_filled(
     assert "уже записано: 1 — совпадает" in html
     assert "уже записано: 9 (в сообщении: 3)" in html and "уже записано: 1 (в сообщении: 2)" in html
     assert 'id="discord-confirm"' not in html
+
+
+def test_a_channel_the_tournaments_organizer_saves_is_proven_and_the_hosts_own_is_not(host, django_user_model):
+    from tournaments import services as tournament_services
+
+    organizer = django_user_model.objects.create_user("organizer", password="x")
+    tournament = tournament_services.tournament_create(name="Cup", organizer=organizer)
+    stage = tournament_services.stage_create(tournament=tournament)
+    rnd = tournament_services.round_create(stage=stage, tables=1)
+    game = game_at_mafia_shot(host)
+    table = rnd.tables.get()
+    table.game = game
+    table.save()
+    game.refresh_from_db()
+    saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=host)
+    assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("", "", True)
+    saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=organizer)
+    assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("organizer", "organizer", False)
+    assert services.game_for_channel(701) == game
