@@ -104,6 +104,8 @@ class ProtocolBot(discord.Client):
                     await sync_to_async(services.sweep_stale_webhook_posts)()
                     await snapshot_voice_channels(self)  # a channel linked since the last event
                     beat = loop.time()
+                await check_channels(self)  # issue 25-8: the host's access to a newly linked channel
+                await ask_pending(self)  # issue 25-8: «Вы — №4 в игре …? да»
                 await deliver_due_posts(self)
                 await voice_bot.apply_due(self)  # issue 29: the step's mute plan, within the 100 ms poll
                 await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
@@ -123,6 +125,16 @@ async def handle_message(client: discord.Client, message: discord.Message, *, re
     sent_at = message.created_at
     if message.guild is None:
         if await voice_bot.answer_question(message, replay=replay):  # issue 29: «фолы», «тех»
+            return
+        try:
+            confirmation = await _db(services.receive_confirmation)(author_id=message.author.id, text=message.content)
+        except Exception:
+            log.exception("a seat confirmation could not be stored")
+            await message.channel.send(services.NOT_STORED)
+            return
+        if confirmation is not None:  # a pending member (issue 25-8): his DM is routed nowhere
+            if not replay or confirmation.changed:
+                await message.channel.send(confirmation.reply)
             return
         try:
             received = await _db(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
@@ -186,6 +198,61 @@ async def backfill(client: discord.Client) -> int:
     return handled
 
 
+async def check_channels(client: discord.Client) -> int:
+    """Issue 25-8: for each link whose channels wait for it, check that the host's own Discord
+    account is a member of the server who may see (and write in) the text channel and see
+    (and connect to) the voice channel. Returns how many links were checked."""
+    checks = await _db(services.channels_to_check)()
+    for check in checks:
+        proven, problem = await host_access(client, check)
+        await _db(services.channels_checked)(check, proven, problem)
+    return len(checks)
+
+
+async def ask_pending(client: discord.Client) -> int:
+    """Issue 25-8: DM each pending member the question once; a «да» proves his seat
+    (services.receive_confirmation). Returns how many were asked."""
+    asked = 0
+    for question in await _db(services.questions_due)():
+        problem = ""
+        try:
+            user = client.get_user(question.user_id) or await client.fetch_user(question.user_id)
+            await user.send(question.text)
+            asked += 1
+        except discord.HTTPException as exc:  # unknown user, DMs closed: the host sees why
+            problem = f"Discord {exc.status}: не удалось написать"
+        await _db(services.question_asked)(question, problem)
+    return asked
+
+
+async def host_access(client: discord.Client, check: services.ChannelCheck) -> tuple[list[str], str]:
+    guild = client.get_guild(check.guild_id) if check.guild_id else None
+    if guild is None:
+        return [], "сервер не указан или бот не на этом сервере"
+    if check.host_discord_id is None:
+        return [], "у ведущего не указан свой Discord id (профиль игрока): доступ к каналам не проверить"
+    member = guild.get_member(check.host_discord_id)
+    if member is None:
+        try:
+            member = await guild.fetch_member(check.host_discord_id)
+        except discord.HTTPException:
+            return [], "ведущий (его Discord id) не участник этого сервера"
+    proven, problems = [], []
+    for kind, channel_id in (("text", check.text_channel_id), ("voice", check.voice_channel_id)):
+        if channel_id is None:
+            continue
+        channel = guild.get_channel(channel_id)
+        if channel is None:
+            problems.append(f"канал {channel_id} не на этом сервере")
+            continue
+        perms = channel.permissions_for(member)
+        if perms.view_channel and (perms.send_messages if kind == "text" else perms.connect):
+            proven.append(kind)
+        else:
+            problems.append(f"у ведущего нет доступа к каналу {channel_id}")
+    return proven, "; ".join(problems)
+
+
 async def handle_voice_state_update(client: discord.Client, before: discord.VoiceState, after: discord.VoiceState) -> None:
     """Someone joined, left or moved: snapshot the channels he left and joined (discord.py has
     already updated `channel.members` when it dispatches the event)."""
@@ -243,6 +310,9 @@ async def _send(client: discord.Client, post: ChatPost) -> tuple[bool, str, disc
             user = client.get_user(post.to_user_id) or await client.fetch_user(post.to_user_id)
             return True, "", await user.send(post.text)
         link = await sync_to_async(DiscordLink.objects.filter(game_id=post.game_id).first)()
+        if link is not None and link.text_channel_id and not link.text_proven:
+            # Issue 25-8: never post into a channel the host's access to is not proven.
+            return False, "the text channel is not proven: the host's Discord account must see it (or the organizer sets it)", None
         channel = client.get_channel(link.text_channel_id) if link and link.text_channel_id else None
         if channel is None or not isinstance(channel, discord.abc.Messageable):
             return False, "the game's text channel is not linked or not visible to the bot", None

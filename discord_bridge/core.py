@@ -62,7 +62,8 @@ UNKNOWN = "unknown"
 BEFORE_LINE = "before_line"  # a «+» before the V1 line: no vote
 AFTER_LINE = "after_line"  # a message after the V1 line outside any count: a possible violation
 WITHDRAWN = "withdrawn"  # a «+» deleted or edited away: out of the count (a deletion: F18, the host decides)
-STATUSES = (OK, LATE, NOT_HIS_TURN, REPEAT, MISMATCH, UNKNOWN, BEFORE_LINE, AFTER_LINE, WITHDRAWN)
+RECORDED = "recorded"  # a DM for a step the host had already recorded: shown beside the log's answer, never pre-filled
+STATUSES = (OK, LATE, NOT_HIS_TURN, REPEAT, MISMATCH, UNKNOWN, BEFORE_LINE, AFTER_LINE, WITHDRAWN, RECORDED)
 MAX_DM_TEXT = 2000  # Discord's own message limit; anything longer is not a player's message
 
 _ROLE_WORDS: dict[str, str] = {
@@ -222,19 +223,45 @@ def to_ms(moment: datetime) -> datetime:
     return moment.replace(microsecond=moment.microsecond - moment.microsecond % 1000)
 
 
+Pause = tuple[datetime, datetime | None]  # a pause's start and end (None: still running)
+
+
 @dataclass(frozen=True)
 class StepWindow:
-    """A step's window: it opened when the step began, and runs its clock (15 s, N1) plus a grace."""
+    """A step's window: it opened when the step began, and runs its clock (15 s, N1) plus a grace.
+
+    The clock does not run during a pause (a D7 technical pause, a D8 time-out: «all clocks
+    stop»), so a pause that began before the window closed extends it by its length.
+    """
 
     step: str | None
     opened_at: datetime | None
     seconds: float
+    pauses: Sequence[Pause] = ()
+
+    def closes_at(self) -> datetime | None:
+        """When the clock ran out (None: not yet known — a pause runs; or no opening)."""
+        if self.opened_at is None:
+            return None
+        end = to_ms(self.opened_at) + timedelta(seconds=self.seconds)
+        for start, stop in sorted(self.pauses, key=lambda p: p[0]):
+            start = to_ms(start)
+            if start > end:
+                break  # the clock had run out before this pause
+            if stop is None:
+                return None
+            lost = to_ms(stop) - max(start, to_ms(self.opened_at))
+            if lost > timedelta(0):
+                end += lost
+        return end
 
     def contains(self, sent_at: datetime, grace: timedelta = DEFAULT_GRACE) -> bool:
         if self.opened_at is None:
             return True
         opened = to_ms(self.opened_at)
-        return opened - grace <= to_ms(sent_at) <= opened + timedelta(seconds=self.seconds) + grace
+        closes = self.closes_at()
+        sent = to_ms(sent_at)
+        return opened - grace <= sent and (closes is None or sent <= closes + grace)
 
 
 @dataclass(frozen=True)
@@ -251,9 +278,43 @@ class StepSpan:
     roles: Mapping[int, str] = field(default_factory=dict)
     at_table: Sequence[int] = ()
     winks: Mapping[int, int] = field(default_factory=dict)
+    pauses: Sequence[Pause] = ()  # D7 / D8 pauses that began in this step
+    closed_by: Mapping[str, Any] | None = None  # the action that ended it (None: it runs)
 
     def view(self) -> GameView:
-        return GameView(self.status, self.step, self.roles, self.at_table, StepWindow(self.step, self.opened_at, self.seconds), self.winks)
+        return GameView(self.status, self.step, self.roles, self.at_table, StepWindow(self.step, self.opened_at, self.seconds, self.pauses), self.winks)
+
+
+def recorded_answer(spans: Sequence[StepSpan], index: int, seat: int, kinds: Sequence[str]) -> tuple[str, str, int | None] | None:
+    """What the host already recorded for the step a DM answers (issue 25-3), or None.
+
+    `index`: the span the DM was sent in; `kinds`: what it may answer (shot, don_check,
+    sheriff_check: the sender's own steps). The step answered is the latest span of one of
+    them at or before `index` (a DM sent after the host moved on answers the step he left).
+    Returns (its kind, its clock key, the recorded target) when the action that ended it is
+    the kind's own action; None while that step runs or if it ended otherwise.
+    """
+    steps = {("mafia_shot" if kind == "shot" else kind): kind for kind in kinds}
+    for span in reversed(spans[: index + 1]):
+        if span.step not in steps:
+            continue
+        kind, action = steps[span.step], span.closed_by
+        if action is None:
+            return None  # that step still runs: nothing was recorded yet
+        if kind == "shot" and action.get("do") == "shots" and isinstance(action.get("by"), Mapping) and str(seat) in action["by"]:
+            target = action["by"][str(seat)]
+            return kind, span.key, (int(target) if target is not None else None)
+        if kind != "shot" and action.get("do") == kind:
+            target = action.get("target")
+            return kind, span.key, (int(target) if target is not None else None)
+        return None
+    return None
+
+
+def own_steps(role: str | None) -> tuple[str, ...]:
+    """The proposal kinds a seat's DMs may answer at night."""
+    return tuple("shot" if step == "mafia_shot" else step for step in _own_step(role))
+    return None
 
 
 def span_at(spans: Sequence[StepSpan], sent_at: datetime) -> StepSpan | None:
@@ -401,6 +462,8 @@ def receipt_for(status: str, said: str, first: str | None = None) -> str:
         return f"повтор: считается первое ({first})" if first else "повтор: считается первое"
     if status == MISMATCH:
         return "не принято: это не ваше место"
+    if status == RECORDED:
+        return "ведущий уже записал этот ход"
     return "не ваш ход"
 
 

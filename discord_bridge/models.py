@@ -38,13 +38,52 @@ class DiscordLink(models.Model):
     vote_key = models.CharField(max_length=64, blank=True)
     vote_clicks = models.JSONField(default=list, blank=True)
     vote_line_at = models.DateTimeField(null=True, blank=True)
+    # Issue 25-8, links that are proven: a seat's member counts only once the bot saw him in
+    # the game's (proven) voice channel or he answered «да» to its DM; {"seat": {"user": "id",
+    # "by": "voice" | "dm", "at": iso}}. A proof names its user: relinking the seat voids it.
+    seat_proofs = models.JSONField(default=dict, blank=True)
+    # The channels: {"text" | "voice": {"id": "…", "by": "bot" | "organizer", "at": iso}}; the bot
+    # checks the host's Discord account sees them (`channels_check_due`), or the tournament's
+    # organizer set them. `channels_problem`: why the bot's check failed (the host's eyes only).
+    channels_proof = models.JSONField(default=dict, blank=True)
+    channels_check_due = models.BooleanField(default=False)
+    channels_problem = models.CharField(max_length=200, blank=True)
+    ask_due = models.BooleanField(default=False)  # a pending member the bot has not asked yet
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
         return f"Discord link of game {self.game_id}"
 
     def seat_map(self) -> SeatMap:
+        """Every seat the host linked, proven or not (the settings form, the voice chores)."""
         return SeatMap.build(self.seats or {})
+
+    def proven_seat_map(self) -> SeatMap:
+        """The seats whose member is proven (issue 25-8): the only ones DMs, «+» and the bot's
+        DMs are routed by. A pending member receives nothing and counts for nothing."""
+        claimed = self.seat_map().by_seat
+        proofs = self.seat_proofs or {}
+        return SeatMap({seat: user for seat, user in claimed.items() if str((proofs.get(str(seat)) or {}).get("user", "")) == str(user)})
+
+    def pending_seats(self) -> list[int]:
+        proven = self.proven_seat_map().by_seat
+        return [seat for seat in self.seat_map().by_seat if seat not in proven]
+
+    def channel_proof(self, kind: str) -> str:
+        """How the text or voice channel is proven: "bot", "organizer", or "" (not proven, or none linked)."""
+        channel = self.text_channel_id if kind == "text" else self.voice_channel_id
+        proof = (self.channels_proof or {}).get(kind) or {}
+        if channel is None or str(proof.get("id", "")) != str(channel):
+            return ""
+        return str(proof.get("by", ""))
+
+    @property
+    def text_proven(self) -> bool:
+        return bool(self.channel_proof("text"))
+
+    @property
+    def voice_proven(self) -> bool:
+        return bool(self.channel_proof("voice"))
 
 
 class TournamentDiscordLink(models.Model):
@@ -65,6 +104,7 @@ class ProposalStatus(models.TextChoices):
     BEFORE_LINE = "before_line", _("до черты — не голос (V1)")
     AFTER_LINE = "after_line", _("после черты вне счёта — возможное нарушение (V1)")
     WITHDRAWN = "withdrawn", _("снят отправителем")
+    RECORDED = "recorded", _("уже записано ведущим")
 
 
 class Proposal(models.Model):
@@ -88,6 +128,8 @@ class Proposal(models.Model):
     # An edit: what the message said before (the host sees «изменено: 6 → 5»); a deletion's time.
     edited_from = models.CharField(max_length=200, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # A DM for a step the host had already recorded: what the log says («5», «никого»).
+    recorded = models.CharField(max_length=40, blank=True)
 
     class Meta:
         ordering = ["sent_at", "message_id"]

@@ -10,6 +10,7 @@ so a proposal is applied at most once.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -21,7 +22,7 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from discord_bridge import core, webhook
@@ -72,27 +73,58 @@ def step_spans(game: Game) -> list[core.StepSpan]:
     A DM is judged by the span that holds its Discord time (core.span_at), so a message
     processed late (a RESUME replay, a slow database) still belongs to the step it was
     sent in. The current span's clock is the game's own (the host may have adjusted it).
+
+    Pauses (the clock does not run, D7, D8): a technical pause runs from its `tech_pause`
+    action for the regulations' length, or until the next action or the host ended it early
+    (`Game.tech_pause_ended_at`); a D8 time-out is clock state, known while it runs
+    (`Game.timeout_since`). Each extends the window of the step it began in.
     """
-    state = new_state(game_regulations(game))
+    regulations = game_regulations(game)
+    state = new_state(regulations)
     spans = [_span(state, game.created_at)]
+    pauses: list[list[core.Pause]] = [[]]
+    pause_at: datetime | None = None
+    pause_length = timedelta(seconds=regulations.tech_pause)
+
+    def end_pause(at: datetime | None) -> None:
+        nonlocal pause_at
+        if pause_at is not None:
+            ended = pause_at + pause_length
+            if at is not None:
+                ended = min(ended, at)
+            early = game.tech_pause_ended_at
+            if early is not None and early >= pause_at:
+                ended = min(ended, early)
+            pauses[-1].append((pause_at, ended))
+            pause_at = None
+
     for created_at, payload in game.active_actions().values_list("created_at", "payload"):
         if isinstance(payload, dict) and payload.get("do") == "expect":
             continue
+        end_pause(created_at)  # any later action ends a technical pause (games.reading.tech_pause_start)
         try:
             apply_in_place(state, payload)
         except RuleViolation:
             break  # an old log the engine reads differently now: the spans so far stand
+        if isinstance(payload, dict) and payload.get("do") == "tech_pause":
+            pause_at = created_at
         span = _span(state, created_at)
         if span.key != spans[-1].key:
+            last = spans[-1]
+            spans[-1] = dataclasses.replace(last, closed_by=payload if isinstance(payload, dict) else None)
             spans.append(span)
+            pauses.append([])
         else:
             # The same step goes on (a wink, a foul): its clock is not restarted, but who
             # is at the table and the winks are the latest.
-            last = spans[-1]
-            spans[-1] = core.StepSpan(last.key, last.step, last.status, last.opened_at, last.seconds, span.roles, span.at_table, span.winks)
+            spans[-1] = dataclasses.replace(spans[-1], roles=span.roles, at_table=span.at_table, winks=span.winks)
+    end_pause(None)
+    if game.timeout_since is not None:
+        pauses[-1].append((game.timeout_since, None))  # D8: all clocks stop while it runs
+    spans = [dataclasses.replace(span, pauses=tuple(p)) for span, p in zip(spans, pauses, strict=True)]
     last = spans[-1]
     if last.key == game.clock_key and game.clock_duration_ms:
-        spans[-1] = core.StepSpan(last.key, last.step, last.status, last.opened_at, game.clock_duration_ms / 1000, last.roles, last.at_table, last.winks)
+        spans[-1] = dataclasses.replace(last, seconds=game.clock_duration_ms / 1000)
     return spans
 
 
@@ -121,7 +153,7 @@ def game_for_user(author_id: int) -> tuple[Game, int] | None:
     claim him anyway (saved before that check existed), nothing is routed:
     a DM never reaches a game it may not belong to.
     """
-    found = [(link.game, seat) for link in _live_links() if (seat := link.seat_map().seat_of(author_id)) is not None]
+    found = [(link.game, seat) for link in _live_links() if (seat := link.proven_seat_map().seat_of(author_id)) is not None]
     return found[0] if len(found) == 1 else None
 
 
@@ -129,7 +161,8 @@ def game_for_channel(channel_id: int, sent_at: datetime | None = None) -> Game |
     """The live game of a text channel. Only a tournament's tables share one channel (they
     inherit it); then a «+» goes to the table whose host opened the count running at its
     time (the latest «кто за N» click at or before it, in the vote being counted)."""
-    links = list(_live_links().filter(text_channel_id=channel_id))
+    # Issue 25-8: a channel the host's access was not proven for routes nothing.
+    links = [link for link in _live_links().filter(text_channel_id=channel_id) if link.text_proven]
     if len(links) <= 1:
         return links[0].game if links else None
     if sent_at is None:
@@ -147,8 +180,12 @@ def game_for_channel(channel_id: int, sent_at: datetime | None = None) -> Game |
 
 
 def open_proposals(game: Game) -> list[Proposal]:
+    """The current step's open proposals, open winks of any step, and DMs for steps the host
+    had already recorded (shown «уже записано», until he dismisses them)."""
     return list(Proposal.objects.filter(game=game, step_key=game.clock_key, applied_at__isnull=True, dismissed_at__isnull=True).exclude(kind="plus")) + list(
-        Proposal.objects.filter(game=game, kind="wink", applied_at__isnull=True, dismissed_at__isnull=True).exclude(step_key=game.clock_key)
+        Proposal.objects.filter(game=game, applied_at__isnull=True, dismissed_at__isnull=True)
+        .filter(models.Q(kind="wink") | models.Q(status=core.RECORDED))
+        .exclude(step_key=game.clock_key)
     )
 
 
@@ -243,7 +280,16 @@ def receive_dm(*, message_id: int, author_id: int, text: str, sent_at: datetime)
         .first()
     )
     proposal = core.build_proposal(parsed, sender_seat=seat, game=view, sent_at=sent_at, already_sent=earlier is not None)
-    received = _store(game, message_id, author_id, seat, proposal.kind, proposal.target, proposal.status, view.step, text, sent_at, role=proposal.role or "", step_key=span.key)
+    kind, status, step_key, recorded = proposal.kind, proposal.status, span.key, ""
+    if parsed.kind in ("target", "nobody") and status in (core.OK, core.LATE, core.NOT_HIS_TURN):
+        # Issue 25-3: the step it answers was already recorded (the host typed the check
+        # before the DM was processed, or before it was sent): shown beside the log's answer,
+        # never pre-filled as a new proposal.
+        done = core.recorded_answer(spans, spans.index(span), seat, core.own_steps(view.roles.get(seat)))
+        if done is not None:
+            kind, step_key, target = done
+            status, recorded = core.RECORDED, (str(target) if target is not None else "никого")
+    received = _store(game, message_id, author_id, seat, kind, proposal.target, status, view.step, text, sent_at, role=proposal.role or "", step_key=step_key, recorded=recorded)
     if received.created and proposal.status == core.REPEAT and earlier is not None:
         received.first = _said(earlier)
     if received.created and proposal.status == core.OK and proposal.kind not in ("wink", "unknown"):
@@ -267,7 +313,7 @@ def receive_plus(*, channel_id: int, message_id: int, author_id: int, sent_at: d
     if existing is not None:
         return Received(existing, False)
     link = DiscordLink.objects.get(game=game)
-    seat = link.seat_map().seat_of(author_id)
+    seat = link.proven_seat_map().seat_of(author_id)  # a pending member's «+» counts for nobody
     spans = step_spans(game)
     span = core.span_at(spans, sent_at) or spans[0]
     if span.step != "voting":
@@ -293,7 +339,7 @@ def receive_chat(*, channel_id: int, message_id: int, author_id: int, text: str,
     span = core.span_at(spans, sent_at) or spans[0]
     if span.step != "voting" or span.key != link.vote_key:
         return None
-    seat = link.seat_map().seat_of(author_id)
+    seat = link.proven_seat_map().seat_of(author_id)
     return _store(game, message_id, author_id, seat, "chat", None, core.AFTER_LINE, span.step, core.clean_text(text), sent_at, step_key=span.key)
 
 
@@ -371,9 +417,9 @@ def backfill_targets() -> tuple[int | None, list[int], list[int]]:
     channels: set[int] = set()
     users: set[int] = set()
     for link in _live_links():
-        if link.text_channel_id:
+        if link.text_channel_id and link.text_proven:
             channels.add(link.text_channel_id)
-        users.update(link.seat_map().by_seat.values())
+        users.update(link.seat_map().by_seat.values())  # a pending member's «да» goes through receive_confirmation
     return (beat.last_message_id if beat else None), sorted(channels), sorted(users)
 
 
@@ -389,6 +435,8 @@ def save_voice_snapshot(*, voice_channel_id: int, members: Iterable[core.VoiceMe
         return None
     rows = [{"id": str(m.user_id), "name": m.display_name[:100]} for m in sorted(members, key=lambda m: core.name_key(m.display_name))]
     snapshot, _ = VoiceSnapshot.objects.update_or_create(voice_channel_id=voice_channel_id, defaults={"members": rows, "taken_at": taken_at or timezone.now()})
+    for link in _live_links().filter(voice_channel_id=voice_channel_id):
+        _prove_present(link)  # seen in the game's proven voice channel: his seat is proven (issue 25-8)
     return snapshot
 
 
@@ -400,12 +448,16 @@ def voice_snapshot(game: Game) -> VoiceSnapshot | None:
     return VoiceSnapshot.objects.filter(voice_channel_id=link.voice_channel_id).first()
 
 
-def _store(game: Game, message_id: int, author_id: int, seat: int | None, kind: str, target: int | None, status: str, step: str | None, text: str, sent_at: datetime, role: str = "", step_key: str | None = None) -> Received:
+def _store(
+    game: Game, message_id: int, author_id: int, seat: int | None, kind: str, target: int | None, status: str, step: str | None, text: str, sent_at: datetime,
+    role: str = "", step_key: str | None = None, recorded: str = "",
+) -> Received:
     try:
         with transaction.atomic():
             row = Proposal.objects.create(
                 game=game, message_id=message_id, author_id=author_id, seat=seat, kind=kind, target=target, role=role,
                 status=status, step=step or "", step_key=game.clock_key if step_key is None else step_key, text=core.clean_text(text)[:200], sent_at=sent_at,
+                recorded=recorded,
             )
     except IntegrityError:
         return Received(Proposal.objects.get(message_id=message_id), False)
@@ -450,9 +502,9 @@ def dismiss(*, game: Game, proposal_id: int) -> None:
 def _relay_wink(game: Game, by: int, target: int, outcome: game_services.Outcome) -> None:
     """N12: the bot tells the target seat «Вам мигнул N» (a DM, queued; the bot delivers it)."""
     link = DiscordLink.objects.filter(game=game).first()
-    user = link.seat_map().user_of(target) if link else None
+    user = link.proven_seat_map().user_of(target) if link else None
     if user is None:
-        return
+        return  # a pending member is told nothing (issue 25-8)
     seq = outcome.action.seq if outcome.action else game.seq
     enqueue_post(game=game, kind=PostKind.WINK, key=f"wink:{seq}", text=core.wink_relay_text(by), to_user_id=user)
 
@@ -525,13 +577,22 @@ def post_candidates(game: Game) -> ChatPost | None:
 MAX_WEBHOOK_URL = 300
 
 
-def link_save(*, game: Game, guild_id: int | None, text_channel_id: int | None, voice_channel_id: int | None, webhook_url: str, seats: dict[str, Any]) -> DiscordLink:
+def link_save(
+    *, game: Game, guild_id: int | None, text_channel_id: int | None, voice_channel_id: int | None, webhook_url: str, seats: dict[str, Any], by: Any = None,
+) -> DiscordLink:
     """Link a game to Discord (core.BridgeError on bad input; nothing changed then).
 
     A channel, a member or a webhook maps to one live game at most: a second
     live game that claims them is refused, so one host can never route another
     game's players, chat or webhook to his own panel. The only shared channel
     is a tournament's, which its tables inherit (game_for_channel routes it).
+
+    Links that are proven (issue 25-8): the channels a tournament's organizer set (inherited,
+    or saved by an organizer, `by`) are proven at once; any other channel waits for the bot's
+    check that the host's own Discord account is a member of the server who sees it
+    (`channels_check_due`). A seat's member stays pending — nothing routed to or from him —
+    until the bot sees him in the game's proven voice channel, or he answers «да» to the DM
+    it sends him («Вы — №4 в игре …?»). A proof of a member who is no longer linked is void.
     """
     seat_map = core.SeatMap.build(seats)
     webhook_url = (webhook_url or "").strip()
@@ -561,9 +622,217 @@ def link_save(*, game: Game, guild_id: int | None, text_channel_id: int | None, 
             if taken:
                 raise core.BridgeError(f"Seats {', '.join(map(str, taken))}: these Discord members play in another running game (#{other.game_id}).")
         link, _ = DiscordLink.objects.get_or_create(game=game)
+        guild_changed = link.guild_id != guild
         link.guild_id, link.text_channel_id, link.voice_channel_id, link.webhook_url = guild, text_channel, voice_channel, url
         link.seats = seat_map.to_json()
+        organizer = _is_organizer(game, by)
+        now = timezone.now().isoformat()
+        proofs = {} if guild_changed else dict(link.channels_proof or {})
+        for kind, channel, from_tournament in (
+            ("text", text_channel, inherited.text_channel_id if inherited else None),
+            ("voice", voice_channel, inherited.voice_channel_id if inherited else None),
+        ):
+            if channel is None:
+                proofs.pop(kind, None)
+            elif organizer or (from_tournament is not None and channel == from_tournament and guild == (inherited.guild_id if inherited else None)):
+                proofs[kind] = {"id": str(channel), "by": "organizer", "at": now}
+            elif str((proofs.get(kind) or {}).get("id", "")) != str(channel):
+                proofs.pop(kind, None)
+        link.channels_proof = proofs
+        unproven = [kind for kind, channel in (("text", text_channel), ("voice", voice_channel)) if channel is not None and kind not in proofs]
+        link.channels_check_due = bool(unproven)  # the bot checks the host's access (check_channels)
+        link.channels_problem = ""
+        # A proof (or a question asked) stands only for the member it names.
+        link.seat_proofs = {
+            seat: proof for seat, proof in (link.seat_proofs or {}).items()
+            if seat_map.user_of(int(seat)) is not None and str(proof.get("user") or proof.get("asked")) == str(seat_map.user_of(int(seat)))
+        }
         link.save()
+        _prove_present(link)
+        _mark_questions(link)
+    return link
+
+
+def _is_organizer(game: Game, by: Any) -> bool:
+    """An organizer of the game's tournament (he configures its Discord: trusted as such)."""
+    table = getattr(game, "tournament_table", None)
+    if by is None or table is None:
+        return False
+    return bool(table.round.stage.tournament.is_organizer(by))
+
+
+def host_discord_id(game: Game) -> int | None:
+    """The host's own Discord account: the one his player profile names (players.Player.user)."""
+    from players.models import Player
+
+    for raw in Player.objects.filter(user_id=game.host_id).exclude(discord_user_id="").values_list("discord_user_id", flat=True):
+        try:
+            return core.parse_snowflake(raw)
+        except core.BridgeError:
+            continue
+    return None
+
+
+def _prove_present(link: DiscordLink) -> list[int]:
+    """Seats whose pending member the bot sees in the game's proven voice channel: proven."""
+    if not link.voice_proven or link.voice_channel_id is None:
+        return []
+    snapshot = VoiceSnapshot.objects.filter(voice_channel_id=link.voice_channel_id).first()
+    present = {m.user_id for m in snapshot.voice_members()} if snapshot else set()
+    claimed = link.seat_map()
+    seats = [seat for seat in link.pending_seats() if claimed.user_of(seat) in present]
+    for seat in seats:
+        prove_member(link, seat, claimed.user_of(seat), "voice")
+    return seats
+
+
+def prove_member(link: DiscordLink, seat: int, user_id: int | None, how: str) -> bool:
+    """Mark a seat's member proven ("voice": seen in the proven voice channel; "dm": he said
+    «да»), if the seat still names him. Returns whether it changed."""
+    with transaction.atomic():
+        row = DiscordLink.objects.select_for_update().get(pk=link.pk)
+        if user_id is None or row.seat_map().user_of(seat) != user_id or seat in row.proven_seat_map().by_seat:
+            return False
+        row.seat_proofs = {**(row.seat_proofs or {}), str(seat): {"user": str(user_id), "by": how, "at": timezone.now().isoformat()}}
+        DiscordLink.objects.filter(pk=row.pk).update(seat_proofs=row.seat_proofs)
+        link.seat_proofs = row.seat_proofs
+    push_to_host(link.game_id, {"event": "link_proven", "seat": seat})
+    return True
+
+
+def confirm_question(game: Game, seat: int) -> str:
+    title = game.display_title
+    return f"Вы — №{seat} в игре «{title}» (ведущий {game.host.get_username()})? Ответьте «да» или «нет»."
+
+
+def _unasked(link: DiscordLink) -> list[tuple[int, int]]:
+    claimed, proofs = link.seat_map(), link.seat_proofs or {}
+    out = []
+    for seat in link.pending_seats():
+        user = claimed.user_of(seat)
+        if user is not None and str((proofs.get(str(seat)) or {}).get("asked", "")) != str(user):
+            out.append((seat, user))
+    return out
+
+
+def _mark_questions(link: DiscordLink) -> None:
+    """The bot asks each pending member once (ask_pending); a flag keeps its poll one query."""
+    due = bool(_unasked(link))
+    if due != link.ask_due:
+        DiscordLink.objects.filter(pk=link.pk).update(ask_due=due)
+        link.ask_due = due
+
+
+@dataclass(frozen=True)
+class Question:
+    link_id: int
+    seat: int
+    user_id: int
+    text: str
+
+
+def questions_due() -> list[Question]:
+    """The confirmation DMs the bot owes («Вы — №4 в игре …? да»): one per pending seat and member."""
+    out: list[Question] = []
+    for link in _live_links().filter(ask_due=True):
+        out.extend(Question(link.pk, seat, user, confirm_question(link.game, seat)) for seat, user in _unasked(link))
+    return out
+
+
+def question_asked(question: Question, problem: str = "") -> None:
+    """The bot sent (or could not send: `problem`, e.g. his DMs are closed) the question."""
+    with transaction.atomic():
+        link = DiscordLink.objects.select_for_update().select_related("game").filter(pk=question.link_id).first()
+        if link is None or link.seat_map().user_of(question.seat) != question.user_id or question.seat in link.proven_seat_map().by_seat:
+            return
+        entry: dict[str, str] = {"asked": str(question.user_id), "at": timezone.now().isoformat()}
+        if problem:
+            entry["problem"] = problem[:200]
+        link.seat_proofs = {**(link.seat_proofs or {}), str(question.seat): entry}
+        DiscordLink.objects.filter(pk=link.pk).update(seat_proofs=link.seat_proofs)
+        _mark_questions(link)
+    push_to_host(link.game_id, {"event": "link_asked", "seat": question.seat})
+
+
+_YES = ("да", "yes", "y", "д", "ага", "подтверждаю")
+_NO = ("нет", "no", "n", "н")
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    reply: str
+    changed: bool
+
+
+def receive_confirmation(*, author_id: int, text: str) -> Confirmation | None:
+    """A DM from a member whose seat is pending (issue 25-8): «да» proves it, «нет» unlinks him
+    from that seat (the host sees it), anything else is answered with the question again and
+    routed nowhere. None: he has no pending seat (the DM goes on to receive_dm).
+
+    link_save lets one live game claim a member at most, so his answer names one seat."""
+    pending = [(link, seat) for link in _live_links() if (seat := link.seat_map().seat_of(author_id)) is not None and seat not in link.proven_seat_map().by_seat]
+    if len(pending) != 1:
+        return None
+    link, seat = pending[0]
+    word = core.clean_text(text).strip().lower().strip(" .!«»\"")
+    title = link.game.display_title
+    if word in _YES:
+        changed = prove_member(link, seat, author_id, "dm")
+        return Confirmation(f"Подтверждено: вы — №{seat} в игре «{title}».", changed)
+    if word in _NO:
+        with transaction.atomic():
+            row = DiscordLink.objects.select_for_update().get(pk=link.pk)
+            seats = {k: v for k, v in (row.seats or {}).items() if not (k == str(seat) and str(v) == str(author_id))}
+            changed = seats != (row.seats or {})
+            # Kept for the host's panel («отказался»); it names no user, so it proves nothing.
+            proofs = {**(row.seat_proofs or {}), str(seat): {"refused": str(author_id), "at": timezone.now().isoformat()}}
+            DiscordLink.objects.filter(pk=row.pk).update(seats=seats, seat_proofs=proofs)
+        push_to_host(link.game_id, {"event": "link_refused", "seat": seat})
+        return Confirmation(f"Хорошо: вы не привязаны к игре «{title}»; ведущий это увидит.", changed)
+    return Confirmation("Сначала подтвердите место. " + confirm_question(link.game, seat), False)
+
+
+@dataclass(frozen=True)
+class ChannelCheck:
+    """What the bot checks for a link: that the host's Discord account is a member of the
+    server who sees the text channel (and may write) and the voice channel (and may connect)."""
+
+    link_id: int
+    guild_id: int | None
+    text_channel_id: int | None
+    voice_channel_id: int | None
+    host_discord_id: int | None
+
+
+def channels_to_check() -> list[ChannelCheck]:
+    return [
+        ChannelCheck(link.pk, link.guild_id, link.text_channel_id if not link.text_proven else None, link.voice_channel_id if not link.voice_proven else None, host_discord_id(link.game))
+        for link in _live_links().filter(channels_check_due=True).select_related("game")
+    ]
+
+
+def channels_checked(check: ChannelCheck, proven: Iterable[str], problem: str = "") -> DiscordLink | None:
+    """The bot's answer: the kinds ("text", "voice") it found the host has access to, and why
+    not for the others. Ignored if the link changed since (a newer check is due then)."""
+    now = timezone.now().isoformat()
+    with transaction.atomic():
+        link = DiscordLink.objects.select_for_update().select_related("game").filter(pk=check.link_id).first()
+        if link is None or link.guild_id != check.guild_id:
+            return None
+        ids = {"text": check.text_channel_id, "voice": check.voice_channel_id}
+        current = {"text": link.text_channel_id, "voice": link.voice_channel_id}
+        if any(ids[k] is not None and ids[k] != current[k] for k in ids):
+            return None
+        proofs = dict(link.channels_proof or {})
+        for kind in proven:
+            if ids.get(kind) is not None:
+                proofs[kind] = {"id": str(ids[kind]), "by": "bot", "at": now}
+        link.channels_proof = proofs
+        link.channels_check_due = False
+        link.channels_problem = problem[:200]
+        link.save(update_fields=["channels_proof", "channels_check_due", "channels_problem", "updated_at"])
+    _prove_present(link)
+    push_to_host(link.game_id, {"event": "link_checked"})
     return link
 
 

@@ -37,6 +37,7 @@ STATUS_LABELS = {
     core.BEFORE_LINE: "до черты — не голос (V1)",
     core.AFTER_LINE: "после черты — возможное нарушение (V1), решает ведущий",
     core.WITHDRAWN: "снят отправителем",
+    core.RECORDED: "уже записано",
 }
 
 
@@ -48,7 +49,7 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
     action = pre["action"]
     rows: list[dict[str, Any]] = []
     for p in proposals:
-        rows.append({"p": p, "label": _label(p.status), "nick": _nick(game, p.seat), "edited": _edited(p)})
+        rows.append({"p": p, "label": _recorded(p) or _label(p.status), "nick": _nick(game, p.seat), "edited": _edited(p)})
     winks = [r for r in rows if r["p"].kind == "wink"]
     shots = []
     if action and action.get("do") == "shots":
@@ -109,13 +110,57 @@ def seat_picker(game: Game, link: DiscordLink | None) -> dict[str, Any]:
             picked = matched[seat]
         else:
             picked = None
-        rows.append({"seat": seat, "nick": nicknames.get(seat, ""), "user": str(user) if user is not None else "", "picked": str(picked) if picked else ""})
-    return {"seats_form": rows, "voice_members": [{"id": str(m.user_id), "name": m.display_name} for m in members], "voice_taken_at": snapshot.taken_at if snapshot else None}
+        state, label = _seat_state(link, seat)
+        rows.append({"seat": seat, "nick": nicknames.get(seat, ""), "user": str(user) if user is not None else "", "picked": str(picked) if picked else "", "state": state, "proof": label})
+    return {
+        **link_proofs(link),"seats_form": rows, "voice_members": [{"id": str(m.user_id), "name": m.display_name} for m in members], "voice_taken_at": snapshot.taken_at if snapshot else None}
 
 
 def _label(status: str) -> str:
     text = STATUS_LABELS.get(status, status)
     return gettext(text) if text else ""
+
+
+def _recorded(p: Proposal) -> str:
+    """A DM for a step the host had already recorded (issue 25-3): the log's answer beside it."""
+    if p.status != core.RECORDED:
+        return ""
+    said = str(p.target) if p.target is not None else "никого"
+    if said == p.recorded:
+        return gettext("уже записано: %(recorded)s — совпадает") % {"recorded": p.recorded}
+    return gettext("уже записано: %(recorded)s (в сообщении: %(said)s)") % {"recorded": p.recorded, "said": said}
+
+
+def link_proofs(link: DiscordLink | None) -> dict[str, Any]:
+    """Issue 25-8: what is proven of the link, for the host (nothing is routed until it is)."""
+    if link is None:
+        return {"channels_state": [], "channels_problem": "", "channels_checking": False}
+    rows = []
+    for kind, channel, name in (("text", link.text_channel_id, gettext("текстовый канал")), ("voice", link.voice_channel_id, gettext("голосовой канал"))):
+        if channel is None:
+            continue
+        how = link.channel_proof(kind)
+        label = {"bot": gettext("подтверждён ботом"), "organizer": gettext("задан организатором")}.get(how, gettext("не подтверждён"))
+        rows.append({"kind": kind, "name": name, "proven": bool(how), "label": label})
+    return {"channels_state": rows, "channels_problem": link.channels_problem, "channels_checking": link.channels_check_due}
+
+
+def _seat_state(link: DiscordLink | None, seat: int) -> tuple[str, str]:
+    """(state, label) of a seat's member: proven (by voice or «да»), pending, refused."""
+    if link is None:
+        return "", ""
+    proof = (link.seat_proofs or {}).get(str(seat)) or {}
+    if seat in link.proven_seat_map().by_seat:
+        return "proven", gettext("подтверждён: в голосовом канале") if proof.get("by") == "voice" else gettext("подтверждён: ответил «да»")
+    if link.seat_map().user_of(seat) is not None:
+        if proof.get("problem"):
+            return "pending", gettext("не подтверждён: %(problem)s") % {"problem": proof["problem"]}
+        if proof.get("asked"):
+            return "pending", gettext("не подтверждён: ждём «да» в личке")
+        return "pending", gettext("не подтверждён")
+    if proof.get("refused"):
+        return "refused", gettext("отказался (%(user)s)") % {"user": proof["refused"]}
+    return "", ""
 
 
 def _edited(p: Proposal) -> str:
@@ -162,6 +207,7 @@ def link_settings(request: HttpRequest, pk: int) -> HttpResponse:
             voice_channel_id=_snowflake(data, "voice_channel_id"),
             webhook_url=url,
             seats={str(s): _seat_user(data, s) for s in core.SEATS},
+            by=request.user,
         )
     except core.BridgeError as exc:
         return _panel(request, game, error=str(exc), status=422)

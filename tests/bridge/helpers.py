@@ -23,10 +23,25 @@ def game_at_mafia_shot(host):
     return game
 
 
-def link(game, webhook_url=""):
+def link(game, webhook_url="", proven=True):
     from discord_bridge import services
 
-    return services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=556, webhook_url=webhook_url, seats={str(s): str(user_id(s)) for s in range(1, 11)})
+    saved = services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=556, webhook_url=webhook_url, seats={str(s): str(user_id(s)) for s in range(1, 11)})
+    return prove(saved) if proven else saved
+
+
+def prove(link):
+    """What the bot's checks would establish for a host who owns his channels and whose players
+    said «да» (issue 25-8), for tests about everything else: the channels through the bot's
+    answer (services.channels_checked), each seat through the «да» path (services.prove_member)."""
+    from discord_bridge import services
+
+    check = services.ChannelCheck(link.pk, link.guild_id, link.text_channel_id, link.voice_channel_id, None)
+    link = services.channels_checked(check, ["text", "voice"]) or link
+    for seat, user in link.seat_map().by_seat.items():
+        services.prove_member(link, seat, user, "dm")
+    link.refresh_from_db()
+    return link
 
 
 def harness_intents():

@@ -19,7 +19,7 @@ from discord_bridge.models import (
 )
 from games import services as game_services
 
-from .helpers import game_at_mafia_shot, harness_intents, record
+from .helpers import game_at_mafia_shot, harness_intents, prove, record
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -43,7 +43,7 @@ def members():
 @sync_to_async
 def linked_game(host, text_channel_id, member_ids):
     game = game_at_mafia_shot(host)
-    services.link_save(game=game, guild_id=1, text_channel_id=text_channel_id, voice_channel_id=None, webhook_url="", seats={str(i + 1): str(m) for i, m in enumerate(member_ids[:10])})
+    prove(services.link_save(game=game, guild_id=1, text_channel_id=text_channel_id, voice_channel_id=None, webhook_url="", seats={str(i + 1): str(m) for i, m in enumerate(member_ids[:10])}))
     return game
 
 

@@ -255,3 +255,13 @@ def test_console_says_bot_offline_until_it_beats(client, host, linked):
     assert "бот на связи" in client.get(url).content.decode()
     BotHeartbeat.objects.update(seen_at=timezone.now() - timedelta(minutes=5))
     assert "бот не в сети" in client.get(url).content.decode()
+
+
+@pytest.mark.django_db
+def test_the_panel_shows_what_is_not_proven(client, host):
+    game = game_at_mafia_shot(host)
+    services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=None, webhook_url="", seats={"4": "400000000000000004"})
+    client.force_login(host)
+    html = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
+    assert 'data-seat-proof="pending"' in html and "не подтверждён" in html
+    assert 'data-channel-proof="text"' in html and "текстовый канал: не подтверждён" in html

@@ -209,7 +209,10 @@ def test_tournament_tables_share_a_channel_and_each_plus_goes_to_the_table_that_
         table.save()
         game.refresh_from_db()
         base = 500000000000000000 + 100 * i
-        services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={str(s): str(base + s) for s in range(1, 11)})
+        saved = services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={str(s): str(base + s) for s in range(1, 11)})
+        assert saved.channel_proof("text") == "organizer"  # the organizer set the tournament's channel
+        for seat, user in saved.seat_map().by_seat.items():
+            services.prove_member(saved, seat, user, "dm")
         post_line(game, timezone.now() - timedelta(seconds=1))
         games.append((game, base))
     (g1, b1), (g2, b2) = games
@@ -299,3 +302,110 @@ def test_a_deleted_or_edited_plus_leaves_the_count_and_a_deletion_is_proposed_as
     page = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
     assert 'data-deleted-vote="2"' in page and "F18" in page
     assert not GameAction.objects.filter(game=game, payload__do="foul").exists()  # never an automatic foul
+
+
+# --- D7 / D8: the step's clock does not run during a pause ----------------------------------------
+
+
+def space_out(game, start_seconds=1, every=10):
+    """Put the log's actions 10 s apart (they were recorded within milliseconds), so each step's
+    span is known to the second; returns the action times in order."""
+    base = game.created_at + timedelta(seconds=start_seconds)
+    times = []
+    for i, action in enumerate(GameAction.objects.filter(game=game, undone_at__isnull=True).order_by("seq")):
+        at = base + timedelta(seconds=every * i)
+        GameAction.objects.filter(pk=action.pk).update(created_at=at)
+        times.append(at)
+    return times
+
+
+def test_a_tech_pause_within_the_step_extends_its_window(host):
+    """D7: the clock stops for the technical pause; a shot sent after it, within the 15 s the
+    clock really ran, is in time — not «поздно» (the window counted the pause before)."""
+    game = game_at_mafia_shot(host)
+    link(game)
+    record(game, {"do": "tech_pause", "seat": 2}, host)
+    record(game, {"do": "wink", "by": 7, "target": 3}, host)  # any later action ends the pause
+    times = space_out(game)
+    opened = services.step_spans(game)[-1].opened_at
+    paused_at, resumed_at = times[-2], times[-1]
+    assert services.step_spans(game)[-1].seconds == 15
+    game.refresh_from_db()
+    # The step opened at `opened`; 5 s later a 60 s pause (the wink ends it).
+    GameAction.objects.filter(game=game, created_at=paused_at).update(created_at=opened + timedelta(seconds=5))
+    GameAction.objects.filter(game=game, created_at=resumed_at).update(created_at=opened + timedelta(seconds=65))
+    on_time = services.receive_dm(message_id=9101, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=74))  # ran 5 + 9 s
+    late = services.receive_dm(message_id=9102, author_id=user_id(7), text="5", sent_at=opened + timedelta(seconds=77))  # ran 5 + 12 s
+    assert (on_time.proposal.status, late.proposal.status) == ("ok", "late")
+
+
+def test_a_running_d8_time_out_keeps_the_window_open_and_an_early_end_of_the_pause_counts(host):
+    game = game_at_mafia_shot(host)
+    link(game)
+    opened = services.step_spans(game)[-1].opened_at
+    game_services.game_clock_control(game=game, command="timeout", by=host)  # D8: every clock stops
+    type(game).objects.filter(pk=game.pk).update(timeout_since=opened + timedelta(seconds=10))
+    r = services.receive_dm(message_id=9201, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=90))
+    assert r.proposal.status == "ok"
+    game_services.game_clock_control(game=game, command="end_timeout", by=host)
+
+    # D7 ended early by the host 20 s in: the window is 15 s + those 20 s (+ the 1 s grace).
+    other = game_at_mafia_shot(host)
+    DiscordLink.objects.filter(game=game).delete()  # the same ten members play the other game now
+    link(other)
+    record(other, {"do": "tech_pause", "seat": 2}, host)
+    opened = services.step_spans(other)[-1].opened_at
+    GameAction.objects.filter(game=other, payload__do="tech_pause").update(created_at=opened + timedelta(seconds=2))
+    type(other).objects.filter(pk=other.pk).update(tech_pause_ended_at=opened + timedelta(seconds=22))
+    ok = services.receive_dm(message_id=9202, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=35))
+    late = services.receive_dm(message_id=9203, author_id=user_id(7), text="5", sent_at=opened + timedelta(seconds=37))
+    assert (ok.proposal.status, late.proposal.status) == ("ok", "late")
+
+
+# --- a DM for a step the host already recorded ----------------------------------------------------
+
+
+def test_a_dm_for_a_step_already_recorded_is_shown_as_recorded_never_pre_filled(client, host):
+    """The Sheriff's check DM processed after the host typed the check (and the Don's, and a
+    Sheriff's DM sent after the Night): «уже записано», agreeing or not; no new proposal."""
+    game = game_at_mafia_shot(host)
+    link(game)
+    record(game, {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}, host)
+    record(game, {"do": "don_check", "target": 9}, host)
+    record(game, {"do": "sheriff_check", "target": 1}, host)
+    space_out(game)
+    spans = services.step_spans(game)
+    don, sheriff = next(s for s in spans if s.step == "don_check"), next(s for s in spans if s.step == "sheriff_check")
+    game.refresh_from_db()
+    agreeing = services.receive_dm(message_id=9301, author_id=user_id(9), text="1", sent_at=sheriff.opened_at + timedelta(seconds=3))
+    other = services.receive_dm(message_id=9302, author_id=user_id(1), text="3", sent_at=don.opened_at + timedelta(seconds=3))
+    after = services.receive_dm(message_id=9303, author_id=user_id(9), text="2", sent_at=spans[-1].opened_at + timedelta(seconds=5))  # in the Day
+    assert [(r.proposal.kind, r.proposal.status, r.proposal.target) for r in (agreeing, other, after)] == [("sheriff_check", "recorded", 1), ("don_check", "recorded", 3), ("sheriff_check", "recorded", 2)]
+    assert [r.proposal.recorded for r in (agreeing, other, after)] == ["1", "9", "1"]
+    assert agreeing.receipt == "ведущий уже записал этот ход"
+    pre = services.prefill(game)
+    assert pre["action"] is None and pre["proposal_ids"] == []
+    client.force_login(host)
+    html = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
+    assert "уже записано: 1 — совпадает" in html
+    assert "уже записано: 9 (в сообщении: 3)" in html and "уже записано: 1 (в сообщении: 2)" in html
+    assert 'id="discord-confirm"' not in html
+
+
+def test_a_channel_the_tournaments_organizer_saves_is_proven_and_the_hosts_own_is_not(host, django_user_model):
+    from tournaments import services as tournament_services
+
+    organizer = django_user_model.objects.create_user("organizer", password="x")
+    tournament = tournament_services.tournament_create(name="Cup", organizer=organizer)
+    stage = tournament_services.stage_create(tournament=tournament)
+    rnd = tournament_services.round_create(stage=stage, tables=1)
+    game = game_at_mafia_shot(host)
+    table = rnd.tables.get()
+    table.game = game
+    table.save()
+    game.refresh_from_db()
+    saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=host)
+    assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("", "", True)
+    saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=organizer)
+    assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("organizer", "organizer", False)
+    assert services.game_for_channel(701) == game
