@@ -19,7 +19,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from discord_bridge import voice
-from discord_bridge.models import ChatPost, DiscordLink
+from discord_bridge.models import ChatPost, DiscordLink, PostKind
 from discord_bridge.voice_models import (
     BlackInvite,
     InviteState,
@@ -82,7 +82,7 @@ def plan(game_id: int, now: datetime | None = None) -> VoiceControl | None:
     return control
 
 
-DRAW_KIND = "draw"  # a ChatPost kind of the bridge's outbox (delivered by its webhook or bot path)
+DRAW_KIND = PostKind.DRAW  # a ChatPost kind of the bridge's outbox (delivered by its webhook or bot path)
 
 
 def post_draw(game_id: int) -> list[int]:
