@@ -129,6 +129,9 @@ async def on_voice_state(client: discord.Client, member: discord.Member, before:
     if member.bot:
         return
     try:
+        from discord_bridge import silence_bot
+
+        await silence_bot.see_profile(member)  # chore 5: a voice state carries his profile
         await _db(voice_services.alert)(user_id=member.id, before=_presence(before), after=_presence(after))
         channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
         game_ids = set(await _db(voice_services.games_on_voice_channel)(channel_ids)) if channel_ids else set()

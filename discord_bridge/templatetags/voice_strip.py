@@ -10,8 +10,8 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from discord_bridge import voice, voice_services
-from discord_bridge.voice_models import BlackInvite, VoiceControl, VoiceJournal
+from discord_bridge import silence_services, voice, voice_services
+from discord_bridge.voice_models import BlackInvite, SilenceEvent, VoiceControl, VoiceJournal
 from games.models import Game
 
 register = template.Library()
@@ -42,6 +42,18 @@ def entry_text(entry: VoiceJournal) -> str:
     return (gettext("№%(seat)s: мут не снят — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s без мута") % {"seat": seat}
 
 
+def silence_text(event: SilenceEvent) -> str:
+    """Chore 5: what the host reads; he decides (a foul by one key, or ×)."""
+    seat = event.seat
+    if event.kind == voice.CHAT:
+        return gettext("№%(seat)s написал в чат: «%(text)s»") % {"seat": seat, "text": event.detail}
+    if event.kind == voice.REACTION:
+        return gettext("№%(seat)s поставил реакцию %(emoji)s") % {"seat": seat, "emoji": event.detail}
+    if event.kind == voice.NICK:
+        return gettext("№%(seat)s сменил ник: %(change)s") % {"seat": seat, "change": event.detail}
+    return gettext("№%(seat)s сменил аватарку") % {"seat": seat}
+
+
 @register.inclusion_tag("discord_bridge/voice_strip.html")
 def voice_strip(game: Game) -> dict[str, Any]:
     control = VoiceControl.objects.filter(game=game).first()
@@ -52,6 +64,7 @@ def voice_strip(game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "tech": tech,
+        "silence": [{"e": e, "text": silence_text(e)} for e in silence_services.open_events(game)],
         "invites": (invites := list(BlackInvite.objects.filter(game=game).order_by("seat"))),
         "all_blacks_joined": bool(invites) and all(i.joined_at is not None and i.state == "sent" for i in invites),
         "control": control,
