@@ -117,6 +117,7 @@ class ProtocolBot(discord.Client):
                 await voice_bot.apply_due(self)  # issue 29: the step's mute plan, within the 100 ms poll
                 await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
                 await silence_bot.watch_profiles(self)  # chore 5: nickname / avatar changes
+                await voice_bot.apply_rechecks(self)  # chore 7: the host's «перепроверить»
             except Exception:  # the loop must outlive a database hiccup
                 log.exception("outbox loop")
             await asyncio.sleep(POLL_SECONDS)

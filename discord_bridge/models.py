@@ -200,7 +200,7 @@ from discord_bridge.voice_models import RoundPublication as RoundPublication  # 
 from discord_bridge.voice_models import SeatNickname as SeatNickname  # noqa: E402
 from discord_bridge.voice_models import SeatProfile as SeatProfile  # noqa: E402
 from discord_bridge.voice_models import SilenceEvent as SilenceEvent  # noqa: E402
-from discord_bridge.voice_models import VoteRecheck as VoteRecheck  # noqa: E402
 from discord_bridge.voice_models import VoiceControl as VoiceControl  # noqa: E402  (issue 29: the voice chores)
 from discord_bridge.voice_models import VoiceJournal as VoiceJournal  # noqa: E402
 from discord_bridge.voice_models import VoiceMute as VoiceMute  # noqa: E402
+from discord_bridge.voice_models import VoteRecheck as VoteRecheck  # noqa: E402

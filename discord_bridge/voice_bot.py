@@ -242,3 +242,32 @@ async def _delete_invite(client: discord.Client, code: str) -> str:
     except discord.HTTPException as exc:
         return _reason(exc)
     return ""
+
+
+# --- chore 7: the vote re-check ------------------------------------------------------------------
+
+
+async def apply_rechecks(client: discord.Client) -> int:
+    """Read the game channel's history around each vote the host asked to re-check (line 75), in
+    Discord's order, and hand it to the tally. Needs Read Message History. Returns how many."""
+    from discord_bridge import recheck_services
+
+    done = 0
+    for work in await _db(recheck_services.due)():
+        channel = client.get_channel(work.channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            await _db(recheck_services.finish)(work.recheck_id, [], error="the game's text channel is not visible to the bot")
+            continue
+        try:
+            history = channel.history(
+                limit=recheck_services.READ_LIMIT, oldest_first=True,
+                after=discord.Object(id=discord.utils.time_snowflake(work.after)),
+                before=discord.Object(id=discord.utils.time_snowflake(work.before, high=True)) if work.before else None,
+            )
+            read = [recheck_services.Read(m.id, m.author.id, m.content or "", m.created_at) async for m in history]
+        except discord.HTTPException as exc:
+            await _db(recheck_services.finish)(work.recheck_id, [], error=_reason(exc))
+            continue
+        await _db(recheck_services.finish)(work.recheck_id, read)
+        done += 1
+    return done

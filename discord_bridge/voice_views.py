@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from discord_bridge import core, silence_services, voice_services
+from discord_bridge import core, recheck_services, silence_services, voice_services
 from discord_bridge.views import _panel
 from games import services as game_services
 from games.console import protocol_text as pt
@@ -71,3 +71,15 @@ def silence_dismiss(request: HttpRequest, pk: int, event_pk: int) -> HttpRespons
     game = _editable_game(request, pk)
     silence_services.dismiss(game=game, event_id=event_pk)
     return _panel(request, game)
+
+
+@host_required
+@require_POST
+def recheck(request: HttpRequest, pk: int) -> HttpResponse:
+    """Chore 7: the bot re-reads the vote's history in Discord's order (line 75); nothing is recorded."""
+    game = _editable_game(request, pk)
+    try:
+        recheck_services.request(game=game)
+    except core.BridgeError as exc:
+        return _panel(request, game, error=str(exc), status=422)
+    return _panel(request, game, notice=gettext("Бот перечитывает историю канала вокруг голосования."))

@@ -10,8 +10,15 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from discord_bridge import silence_services, voice, voice_services
-from discord_bridge.voice_models import BlackInvite, SilenceEvent, VoiceControl, VoiceJournal
+from discord_bridge import recheck_services, silence_services, voice, voice_services
+from discord_bridge.models import DiscordLink
+from discord_bridge.voice_models import (
+    BlackInvite,
+    SilenceEvent,
+    VoiceControl,
+    VoiceJournal,
+    VoteRecheck,
+)
 from games.models import Game
 
 register = template.Library()
@@ -54,6 +61,28 @@ def silence_text(event: SilenceEvent) -> str:
     return gettext("№%(seat)s сменил аватарку") % {"seat": seat}
 
 
+def _recheck_mark(mark: dict[str, Any] | None, *, missing: str) -> str:
+    if mark is None:
+        return missing
+    status, candidate = mark.get("status"), mark.get("candidate")
+    if status == "ok" and candidate is not None:
+        return gettext("за №%(n)s") % {"n": candidate}
+    return {
+        "repeat": gettext("повтор"), "before_line": gettext("до черты"), "after_line": gettext("после черты"),
+        "not_his_turn": gettext("не в счёт"),
+    }.get(str(status), str(status))
+
+
+def recheck_lines(recheck: VoteRecheck) -> list[str]:
+    """Chore 7: «№4 «+»: не получен → за №5» for each «+» whose assignment the re-read changes."""
+    lines = []
+    for change in recheck.changes:
+        before = _recheck_mark(change.get("before"), missing=gettext("не получен"))
+        after = _recheck_mark(change.get("after"), missing=gettext("нет в канале"))
+        lines.append(gettext("№%(seat)s «+»: %(before)s → %(after)s") % {"seat": change.get("seat"), "before": before, "after": after})
+    return lines
+
+
 @register.inclusion_tag("discord_bridge/voice_strip.html")
 def voice_strip(game: Game) -> dict[str, Any]:
     control = VoiceControl.objects.filter(game=game).first()
@@ -64,6 +93,9 @@ def voice_strip(game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "tech": tech,
+        "vote_counted": DiscordLink.objects.filter(game=game).exclude(vote_key="").exclude(text_channel_id__isnull=True).exists(),
+        "recheck": (recheck := recheck_services.latest(game)),
+        "recheck_lines": recheck_lines(recheck) if recheck is not None else [],
         "silence": [{"e": e, "text": silence_text(e)} for e in silence_services.open_events(game)],
         "invites": (invites := list(BlackInvite.objects.filter(game=game).order_by("seat"))),
         "all_blacks_joined": bool(invites) and all(i.joined_at is not None and i.state == "sent" for i in invites),
