@@ -118,6 +118,7 @@ class ProtocolBot(discord.Client):
                 await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
                 await silence_bot.watch_profiles(self)  # chore 5: nickname / avatar changes
                 await voice_bot.apply_rechecks(self)  # chore 7: the host's «перепроверить»
+                await voice_bot.apply_round_notices(self)  # chore 8: tournament round notices
             except Exception:  # the loop must outlive a database hiccup
                 log.exception("outbox loop")
             await asyncio.sleep(POLL_SECONDS)

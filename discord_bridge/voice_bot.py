@@ -271,3 +271,23 @@ async def apply_rechecks(client: discord.Client) -> int:
         await _db(recheck_services.finish)(work.recheck_id, read)
         done += 1
     return done
+
+
+# --- chore 8: tournament round notices -----------------------------------------------------------
+
+
+async def apply_round_notices(client: discord.Client) -> int:
+    """DM each queued round notice or correction once (a failure is kept with Discord's reason)."""
+    from discord_bridge import round_notices
+
+    done = 0
+    for notice in await _db(round_notices.due)():
+        try:
+            user = client.get_user(notice.user_id) or await client.fetch_user(notice.user_id)
+            await user.send(notice.text)
+        except discord.HTTPException as exc:
+            await _db(round_notices.sent)(notice.pk, error=_reason(exc))
+            continue
+        await _db(round_notices.sent)(notice.pk)
+        done += 1
+    return done
