@@ -116,9 +116,7 @@ class ProtocolBot(discord.Client):
                 await deliver_due_posts(self)
                 await voice_bot.apply_due(self)  # issue 29: the step's mute plan, within the 100 ms poll
                 await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
-                await silence_bot.watch_profiles(self)  # chore 5: nickname / avatar changes
-                await voice_bot.apply_rechecks(self)  # chore 7: the host's «перепроверить»
-                await voice_bot.apply_round_notices(self)  # chore 8: tournament round notices
+                await voice_bot.apply_other_chores(self)  # issue 29: chores 1, 3, 5, 7, 8 (see there)
             except Exception:  # the loop must outlive a database hiccup
                 log.exception("outbox loop")
             await asyncio.sleep(POLL_SECONDS)

@@ -291,3 +291,83 @@ async def apply_round_notices(client: discord.Client) -> int:
         await _db(round_notices.sent)(notice.pk)
         done += 1
     return done
+
+
+# --- chore 3: the blacks' channel open for the договорка only ------------------------------------
+
+MAFIA_OPEN_REASON = "Протокол мафии: договорка (минута чёрных)"
+MAFIA_CLOSED_REASON = "Протокол мафии: свободная посадка или конец игры"
+
+
+async def apply_mafia_channel(client: discord.Client) -> int:
+    """Open the blacks' channel for writing and speaking at «договорка» and close it at «свободная
+    посадка» and after the game: the @everyone overwrite of that channel (its other permissions
+    kept). Needs Manage Roles (Manage Permissions) on that channel. Returns how many were set."""
+    done = 0
+    for work in await _db(voice_services.mafia_channel_work)():
+        channel = client.get_channel(work.channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel):
+            await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open, error="the blacks' channel is not visible to the bot")
+            continue
+        role = channel.guild.default_role
+        overwrite = channel.overwrites_for(role)
+        overwrite.update(send_messages=work.open, speak=work.open)
+        try:
+            await channel.set_permissions(role, overwrite=overwrite, reason=MAFIA_OPEN_REASON if work.open else MAFIA_CLOSED_REASON)
+        except discord.HTTPException as exc:
+            await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open, error=_reason(exc))
+            continue
+        await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open)
+        done += 1
+    return done
+
+
+# --- chore 1: nicknames with seat numbers --------------------------------------------------------
+
+
+async def apply_nicknames(client: discord.Client) -> int:
+    """«N. nick» for each linked seat while the link's setting is on and the game is not over; his
+    own nickname back after it (written down before the rename). Needs Manage Nicknames; Discord
+    refuses it for the server's owner and for members above the bot's role (shown, not retried)."""
+    done = 0
+    for work in await _db(voice_services.nickname_work)():
+        guild = client.get_guild(work.guild_id)
+        if guild is None:
+            continue
+        try:
+            member = guild.get_member(work.user_id) or await guild.fetch_member(work.user_id)
+        except discord.HTTPException:
+            continue  # not on the server: nothing to rename
+        if work.seat is not None:
+            nick = voice.seat_nickname(work.seat, member.display_name)
+            await _db(voice_services.will_rename)(game_id=work.game_id, guild_id=guild.id, user_id=member.id, seat=work.seat, old_nick=member.nick, nick=nick)
+            try:
+                await member.edit(nick=nick, reason="Протокол мафии: номер места")
+            except discord.HTTPException as exc:
+                await _db(voice_services.renamed)(game_id=work.game_id, user_id=member.id, error=_reason(exc))
+                continue
+            await _db(voice_services.renamed)(game_id=work.game_id, user_id=member.id)
+        else:
+            row = await _db(voice_services.nickname_to_restore)(game_id=work.game_id, user_id=member.id)
+            if row is None:
+                continue
+            try:
+                await member.edit(nick=row.old_nick, reason="Протокол мафии: игра окончена, ник возвращён")
+            except discord.HTTPException as exc:
+                await _db(voice_services.restored)(game_id=work.game_id, user_id=member.id, error=_reason(exc))
+                continue
+            await _db(voice_services.restored)(game_id=work.game_id, user_id=member.id)
+        done += 1
+    return done
+
+
+async def apply_other_chores(client: discord.Client) -> int:
+    """The outbox loop's one call for issue 29's chores 1, 3, 5, 7 and 8 (each checks its own work)."""
+    from discord_bridge import silence_bot
+
+    done = await apply_nicknames(client)
+    done += await apply_mafia_channel(client)
+    done += await silence_bot.watch_profiles(client)
+    done += await apply_rechecks(client)
+    done += await apply_round_notices(client)
+    return done

@@ -26,6 +26,7 @@ def on_game_changed(sender: Any, game_id: int, **kwargs: Any) -> None:
     voice_services.plan(game_id)
     voice_services.post_draw(game_id)
     voice_services.plan_invites(game_id)
+    voice_services.plan_mafia_channel(game_id)
 
 
 @receiver(post_save, sender=DiscordLink, dispatch_uid="discord_bridge.voice_link")

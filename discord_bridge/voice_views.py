@@ -41,7 +41,7 @@ def settings(request: HttpRequest, pk: int) -> HttpResponse:
         mafia_guild_id=mafia["mafia_guild_id"],
         mafia_channel_id=mafia["mafia_channel_id"],
         mute_enabled="mute_enabled" in data, unmute_on_tech_pause="unmute_on_tech_pause" in data, alerts_enabled="alerts_enabled" in data,
-        draw_post_enabled="draw_post_enabled" in data,
+        draw_post_enabled="draw_post_enabled" in data, seat_nicknames="seat_nicknames" in data,
     )
     return _panel(request, game)
 

@@ -38,6 +38,16 @@ def entry_text(entry: VoiceJournal) -> str:
         return gettext("№%(seat)s вернулся") % {"seat": seat}
     if entry.kind == voice_services.RELEASE:
         return gettext("ведущий: размутить всех")
+    if entry.kind in ("mafia_open", "mafia_closed"):
+        if not entry.ok:
+            return gettext("канал чёрных не изменён — %(why)s") % {"why": entry.detail}
+        return gettext("канал чёрных открыт (договорка)") if entry.kind == "mafia_open" else gettext("канал чёрных закрыт")
+    if entry.kind == "invite" and not entry.ok:  # before: shown as «мут не снят»
+        return gettext("№%(seat)s: приглашение не отправлено — %(why)s") % {"seat": seat, "why": entry.detail}
+    if entry.kind in ("nick", "nick_restored"):
+        if entry.ok:
+            return gettext("№%(seat)s: номер в нике") % {"seat": seat} if entry.kind == "nick" else gettext("№%(seat)s: ник возвращён") % {"seat": seat}
+        return gettext("№%(seat)s: ник не изменён — %(why)s") % {"seat": seat, "why": entry.detail}
     if "40032" in entry.detail:
         why = gettext("не в голосовом канале — бот повторит, когда он зайдёт")
     elif "not visible" in entry.detail:
@@ -100,6 +110,7 @@ def voice_strip(game: Game) -> dict[str, Any]:
         "invites": (invites := list(BlackInvite.objects.filter(game=game).order_by("seat"))),
         "all_blacks_joined": bool(invites) and all(i.joined_at is not None and i.state == "sent" for i in invites),
         "control": control,
+        "mafia_state": journal.filter(kind__in=["mafia_open", "mafia_closed"], ok=True).first(),
         "muted": voice_services.muted_now(game),
         "alerts": alerts,
         "failures": failures,
