@@ -35,6 +35,18 @@ def _db(fn: Any) -> Any:
     return sync_to_async(fn)
 
 
+# A mute or unmute in flight, per (game, member): a reconcile started meanwhile (a voice event, the
+# next poll) never sends it again. Measured (tests/bridge/test_voice_ratelimit.py): without this,
+# the voice events of the first mutes re-sent the mutes still waiting in discord.py's rate-limit
+# bucket, 37 requests for 10 members.
+_in_flight: set[tuple[int, int]] = set()
+_running: set[asyncio.Task[None]] = set()
+# discord.py sleeps out an exhausted bucket inside the request that exhausted it (the 10th mute
+# returns only when the bucket resets, ~10 s later, though Discord applied it at once): the bot's
+# loop waits this long for the requests, and lets the rest finish as tasks of their own.
+JOBS_WAIT_SECONDS = 0.5
+
+
 def _reason(exc: discord.HTTPException) -> str:
     return f"Discord {exc.status}/{exc.code}: {exc.text}"[:300]
 
@@ -79,8 +91,8 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
             continue
         if member.voice.mute and user_id not in plan.mine:
             continue  # a moderator's mute: not the bot's, so never lifted by it
-        if not member.voice.mute:  # new, or the bot's mute lifted by someone while it was away
-            jobs.append(_mute(game_id, guild.id, member, seat))
+        if not member.voice.mute and (game_id, user_id) not in _in_flight:  # new, or the bot's mute lifted by someone while it was away
+            jobs.append(_tracked(game_id, user_id, _mute(game_id, guild.id, member, seat)))
     for user_id, seat in plan.mine.items():
         if user_id in plan.desired:
             continue
@@ -92,10 +104,23 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
         if not member.voice.mute:  # already unmuted (by a moderator): nothing to do but forget
             await _db(voice_services.forget_mute)(game_id=game_id, user_id=user_id)
             continue
-        jobs.append(_unmute(game_id, member, seat))
+        if (game_id, user_id) not in _in_flight:
+            jobs.append(_tracked(game_id, user_id, _unmute(game_id, member, seat)))
     if jobs:
-        await asyncio.gather(*jobs)
+        tasks = [asyncio.ensure_future(job) for job in jobs]
+        _, pending = await asyncio.wait(tasks, timeout=JOBS_WAIT_SECONDS)
+        for task in pending:  # waiting in a rate-limit bucket: kept alive, never sent twice
+            _running.add(task)
+            task.add_done_callback(_running.discard)
     await _db(voice_services.mark_applied)(game_id, plan.revision)
+
+
+async def _tracked(game_id: int, user_id: int, job: Any) -> None:
+    _in_flight.add((game_id, user_id))
+    try:
+        await job
+    finally:
+        _in_flight.discard((game_id, user_id))
 
 
 async def _mute(game_id: int, guild_id: int, member: discord.Member, seat: int) -> None:
