@@ -88,7 +88,8 @@ def profile_seen(*, user_id: int, name: str, avatar: str, at: datetime | None = 
                 continue
             changes = voice.profile_changes(baseline.name, baseline.avatar, name[:100], avatar[:100])
             bots = SeatNickname.objects.filter(game=link.game, user_id=user_id).first()
-            if voice.NICK in changes and bots is not None and name in (bots.nick, bots.old_nick or ""):
+            # The bot's rename («N. nick») or its restoration (from that nick back to his own).
+            if voice.NICK in changes and bots is not None and (name == bots.nick or (baseline.name == bots.nick and bots.restored_at is not None)):
                 changes.remove(voice.NICK)
             if not changes and (baseline.name, baseline.avatar) == (name[:100], avatar[:100]):
                 continue

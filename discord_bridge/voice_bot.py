@@ -373,7 +373,7 @@ async def apply_nicknames(client: discord.Client) -> int:
                 continue
             await _db(voice_services.renamed)(game_id=work.game_id, user_id=member.id)
         else:
-            row = await _db(voice_services.nickname_to_restore)(game_id=work.game_id, user_id=member.id)
+            row = await _db(voice_services.will_restore)(game_id=work.game_id, user_id=member.id)
             if row is None:
                 continue
             try:
@@ -386,10 +386,19 @@ async def apply_nicknames(client: discord.Client) -> int:
     return done
 
 
-async def apply_other_chores(client: discord.Client) -> int:
-    """The outbox loop's one call for issue 29's chores 1, 3, 5, 7 and 8 (each checks its own work)."""
+OTHER_CHORES_SECONDS = 1.0  # a few queries each: once a second, not on every 100 ms poll
+_last_other_chores: dict[int, float] = {}
+
+
+async def apply_other_chores(client: discord.Client, *, force: bool = False) -> int:
+    """The outbox loop's one call for issue 29's chores 1, 3, 5, 7 and 8 (each checks its own work),
+    at most once a second: none of them is due to the 100 ms (the mute plan and the V1 line are)."""
     from discord_bridge import silence_bot
 
+    loop = asyncio.get_running_loop()
+    if not force and loop.time() - _last_other_chores.get(id(client), 0.0) < OTHER_CHORES_SECONDS:
+        return 0
+    _last_other_chores[id(client)] = loop.time()
     done = await apply_nicknames(client)
     done += await apply_mafia_channel(client)
     done += await silence_bot.watch_profiles(client)

@@ -282,7 +282,7 @@ def nickname_work() -> list[NickWork]:
             if row is not None and (row.last_error or (row.seat == seat and row.set_at is not None and row.restored_at is None)):
                 continue  # set already, or refused by Discord (shown; not asked again)
             work.append(NickWork(game_id, link.guild_id, user_id, seat))
-    for row in SeatNickname.objects.filter(set_at__isnull=False, restored_at__isnull=True):
+    for row in SeatNickname.objects.filter(set_at__isnull=False, restored_at__isnull=True, last_error=""):
         if (row.game_id, row.user_id) not in wanted:
             work.append(NickWork(row.game_id, row.guild_id, row.user_id, None))
     return work
@@ -309,15 +309,16 @@ def renamed(*, game_id: int, user_id: int, error: str = "") -> None:
     journal(game_id=game_id, kind="nick", seat=row.seat, ok=not error, detail=error)
 
 
-def nickname_to_restore(*, game_id: int, user_id: int) -> SeatNickname | None:
+def will_restore(*, game_id: int, user_id: int) -> SeatNickname | None:
+    """Marked restored before the request: Discord's member update for it may arrive before the
+    answer, and the silence check must know the change is the bot's (a failure clears it)."""
+    SeatNickname.objects.filter(game_id=game_id, user_id=user_id).update(restored_at=timezone.now())
     return SeatNickname.objects.filter(game_id=game_id, user_id=user_id).first()
 
 
 def restored(*, game_id: int, user_id: int, error: str = "") -> None:
     if error:
-        SeatNickname.objects.filter(game_id=game_id, user_id=user_id).update(last_error=error[:300])
-    else:
-        SeatNickname.objects.filter(game_id=game_id, user_id=user_id).update(restored_at=timezone.now())
+        SeatNickname.objects.filter(game_id=game_id, user_id=user_id).update(last_error=error[:300], restored_at=None)
     row = SeatNickname.objects.get(game_id=game_id, user_id=user_id)
     journal(game_id=game_id, kind="nick_restored", seat=row.seat, ok=not error, detail=error)
 

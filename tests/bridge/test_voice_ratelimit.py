@@ -153,7 +153,7 @@ async def test_ten_mutes_at_once_stay_inside_a_10_per_10s_bucket(real_http, host
     assert muted == 10 and failures == []
     assert statuses == [200] * 10  # not one 429, and no request sent twice
     assert landed < 1.0
-    assert loop_free < voice_bot.JOBS_WAIT_SECONDS + 0.5  # not the bucket's 10 s
+    assert loop_free < 3.0  # the bot waits JOBS_WAIT_SECONDS, not the bucket's 10 s (margin: a loaded machine)
 
 
 @pytest.mark.asyncio
@@ -164,4 +164,4 @@ async def test_a_stricter_bucket_is_waited_out_and_every_mute_lands(real_http, h
     print(f"\n10 mutes, bucket 5/2 s: the tenth applied {landed * 1000:.0f} ms after the key, the bot's loop free after {loop_free * 1000:.0f} ms, {statuses.count(429)} × 429")
     assert muted == 10 and failures == []  # discord.py waits the bucket out; nothing is lost
     assert statuses.count(200) == 10 and len({u for _, u, s in fake.patches if s == 200}) == 10  # each once
-    assert loop_free < voice_bot.JOBS_WAIT_SECONDS + 0.5
+    assert loop_free < 1.9, f"the bot's loop waited {loop_free:.2f} s: the bucket's own wait is 2 s"
