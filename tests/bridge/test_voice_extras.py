@@ -173,3 +173,23 @@ async def test_seat_numbers_in_nicknames_are_set_by_the_link_setting_and_restore
     assert await sync_to_async(SeatNickname.objects.filter(game=game, restored_at__isnull=True, set_at__isnull=False).count)() == 0
     await act(game, {"do": "annul"}, host)
     assert await voice_bot.apply_nicknames(config.client) == 0  # nothing left to restore
+
+
+@pytest.mark.django_db
+def test_the_strip_names_each_failure_by_its_chore_and_saves_the_nickname_setting(client, host):
+    from django.urls import reverse
+
+    from discord_bridge.models import VoiceControl
+
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    link(game)
+    voice_services.journal(game_id=game.pk, kind="invite", seat=4, ok=False, detail="Discord 403/50007: Cannot send messages to this user")
+    voice_services.journal(game_id=game.pk, kind="nick", seat=8, ok=False, detail="Discord 403/50013: Missing Permissions")
+    voice_services.journal(game_id=game.pk, kind="mafia_open", seat=None)
+    client.force_login(host)
+    html = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
+    assert "№4: приглашение не отправлено — Discord 403/50007" in html and "мут не снят" not in html
+    assert "№8: ник не изменён — Discord 403/50013" in html
+    assert 'data-mafia-channel="mafia_open"' in html
+    client.post(reverse("discord:voice_settings", args=[game.pk]), {"settings": "1", "mute_enabled": "on", "seat_nicknames": "on"})
+    assert VoiceControl.objects.get(game=game).seat_nicknames
