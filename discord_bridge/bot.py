@@ -25,7 +25,7 @@ import discord
 from asgiref.sync import sync_to_async
 from django.utils import timezone
 
-from discord_bridge import core, services, voice_bot
+from discord_bridge import core, services, silence_bot, voice_bot
 from discord_bridge.models import BotHeartbeat, ChatPost, DiscordLink
 
 log = logging.getLogger(__name__)
@@ -76,6 +76,15 @@ class ProtocolBot(discord.Client):
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         await handle_delete(payload.message_id)
 
+    async def on_raw_reaction_add(self, payload: discord.RawReactionActionEvent) -> None:
+        await silence_bot.on_reaction(payload)  # issue 29, chore 5: reactions during the game
+
+    async def on_member_update(self, before: discord.Member, after: discord.Member) -> None:
+        await silence_bot.on_member_update(before, after)  # chore 5 (only with the Server Members intent)
+
+    async def on_user_update(self, before: discord.User, after: discord.User) -> None:
+        await silence_bot.on_member_update(before, after)
+
     async def on_disconnect(self) -> None:
         await _db(BotHeartbeat.gateway)(False)
 
@@ -109,6 +118,7 @@ class ProtocolBot(discord.Client):
                 await deliver_due_posts(self)
                 await voice_bot.apply_due(self)  # issue 29: the step's mute plan, within the 100 ms poll
                 await voice_bot.apply_invites(self)  # issue 29: the blacks' server invites
+                await voice_bot.apply_other_chores(self)  # issue 29: chores 1, 3, 5, 7, 8 (see there)
             except Exception:  # the loop must outlive a database hiccup
                 log.exception("outbox loop")
             await asyncio.sleep(POLL_SECONDS)
@@ -156,6 +166,7 @@ async def handle_message(client: discord.Client, message: discord.Message, *, re
         await _db(BotHeartbeat.saw_message)(message.id)
     except Exception:
         log.exception("a channel message could not be stored")
+    await silence_bot.on_message(message)  # issue 29, chore 5: chat outside the vote
 
 
 async def handle_edit(message_id: int, content: Any) -> None:

@@ -148,6 +148,7 @@ class PostKind(models.TextChoices):
     LINE = "line", _("черта (V1)")
     FOULS = "fouls", _("фолы (X3)")
     WINK = "wink", _("мигание (N12)")
+    DRAW = "draw", _("жребий рассадки (S1)")
 
 
 class PostState(models.TextChoices):
@@ -236,6 +237,12 @@ class VoiceSnapshot(models.Model):
 
 
 from discord_bridge.voice_models import BlackInvite as BlackInvite  # noqa: E402
+from discord_bridge.voice_models import RoundNotice as RoundNotice  # noqa: E402  (issue 29, chores 1, 5, 7, 8)
+from discord_bridge.voice_models import RoundPublication as RoundPublication  # noqa: E402
+from discord_bridge.voice_models import SeatNickname as SeatNickname  # noqa: E402
+from discord_bridge.voice_models import SeatProfile as SeatProfile  # noqa: E402
+from discord_bridge.voice_models import SilenceEvent as SilenceEvent  # noqa: E402
 from discord_bridge.voice_models import VoiceControl as VoiceControl  # noqa: E402  (issue 29: the voice chores)
 from discord_bridge.voice_models import VoiceJournal as VoiceJournal  # noqa: E402
 from discord_bridge.voice_models import VoiceMute as VoiceMute  # noqa: E402
+from discord_bridge.voice_models import VoteRecheck as VoteRecheck  # noqa: E402

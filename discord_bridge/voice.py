@@ -128,3 +128,50 @@ def fouls_answer(count: int) -> str:
 
 
 TECH_RECEIPT = "Запрос техпаузы передан ведущему (D7); решает ведущий."
+
+
+# --- chat and profile silence (chore 5) -------------------------------------------------------------
+
+CHAT = "chat"
+REACTION = "reaction"
+NICK = "nick"
+AVATAR = "avatar"
+SILENCE_KINDS = (CHAT, REACTION, NICK, AVATAR)
+# What the foul is recorded with, if the host presses its key (the protocol's reason; line 13).
+FOUL_REASONS = {
+    CHAT: "Сообщение в чате во время игровой фазы",
+    REACTION: "Реакция в чате во время игровой фазы",
+    NICK: "Смена никнейма во время игры",
+    AVATAR: "Смена аватарки во время игры",
+}
+
+
+def chat_is_silence(status: str, step: str | None) -> bool:
+    """A seated player's message in the game's text channel is a possible violation while the game
+    runs (line 13), except in the vote, whose chat the V1 marks judge («+» is the vote; after the
+    line, every message is already shown as a possible violation, line 59)."""
+    return status == "running" and step != "voting"
+
+
+def reaction_is_silence(status: str) -> bool:
+    """A reaction is a possible violation in any phase of the game, the vote's too (line 13)."""
+    return status == "running"
+
+
+def profile_changes(before_name: str, before_avatar: str, name: str, avatar: str) -> list[str]:
+    """Which of his profile a seated member changed since the bot last saw him (line 25)."""
+    changes = []
+    if before_name != name:
+        changes.append(NICK)
+    if before_avatar != avatar:
+        changes.append(AVATAR)
+    return changes
+
+
+def seat_nickname(seat: int, name: str) -> str:
+    """Chore 1: «3. Бриз», within Discord's 32 characters."""
+    prefix = f"{seat}. "
+    base = name
+    if base.startswith(prefix):  # already numbered (a restart mid-game)
+        base = base[len(prefix):]
+    return (prefix + base)[:32]

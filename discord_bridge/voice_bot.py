@@ -35,6 +35,18 @@ def _db(fn: Any) -> Any:
     return sync_to_async(fn)
 
 
+# A mute or unmute in flight, per (game, member): a reconcile started meanwhile (a voice event, the
+# next poll) never sends it again. Measured (tests/bridge/test_voice_ratelimit.py): without this,
+# the voice events of the first mutes re-sent the mutes still waiting in discord.py's rate-limit
+# bucket, 37 requests for 10 members.
+_in_flight: set[tuple[int, int]] = set()
+_running: set[asyncio.Task[None]] = set()
+# discord.py sleeps out an exhausted bucket inside the request that exhausted it (the 10th mute
+# returns only when the bucket resets, ~10 s later, though Discord applied it at once): the bot's
+# loop waits this long for the requests, and lets the rest finish as tasks of their own.
+JOBS_WAIT_SECONDS = 0.5
+
+
 def _reason(exc: discord.HTTPException) -> str:
     return f"Discord {exc.status}/{exc.code}: {exc.text}"[:300]
 
@@ -79,8 +91,8 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
             continue
         if member.voice.mute and user_id not in plan.mine:
             continue  # a moderator's mute: not the bot's, so never lifted by it
-        if not member.voice.mute:  # new, or the bot's mute lifted by someone while it was away
-            jobs.append(_mute(game_id, guild.id, member, seat))
+        if not member.voice.mute and (game_id, user_id) not in _in_flight:  # new, or the bot's mute lifted by someone while it was away
+            jobs.append(_tracked(game_id, user_id, _mute(game_id, guild.id, member, seat)))
     for user_id, seat in plan.mine.items():
         if user_id in plan.desired:
             continue
@@ -92,10 +104,23 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
         if not member.voice.mute:  # already unmuted (by a moderator): nothing to do but forget
             await _db(voice_services.forget_mute)(game_id=game_id, user_id=user_id)
             continue
-        jobs.append(_unmute(game_id, member, seat))
+        if (game_id, user_id) not in _in_flight:
+            jobs.append(_tracked(game_id, user_id, _unmute(game_id, member, seat)))
     if jobs:
-        await asyncio.gather(*jobs)
+        tasks = [asyncio.ensure_future(job) for job in jobs]
+        _, pending = await asyncio.wait(tasks, timeout=JOBS_WAIT_SECONDS)
+        for task in pending:  # waiting in a rate-limit bucket: kept alive, never sent twice
+            _running.add(task)
+            task.add_done_callback(_running.discard)
     await _db(voice_services.mark_applied)(game_id, plan.revision)
+
+
+async def _tracked(game_id: int, user_id: int, job: Any) -> None:
+    _in_flight.add((game_id, user_id))
+    try:
+        await job
+    finally:
+        _in_flight.discard((game_id, user_id))
 
 
 async def _mute(game_id: int, guild_id: int, member: discord.Member, seat: int) -> None:
@@ -129,6 +154,9 @@ async def on_voice_state(client: discord.Client, member: discord.Member, before:
     if member.bot:
         return
     try:
+        from discord_bridge import silence_bot
+
+        await silence_bot.see_profile(member)  # chore 5: a voice state carries his profile
         await _db(voice_services.alert)(user_id=member.id, before=_presence(before), after=_presence(after))
         channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
         game_ids = set(await _db(voice_services.games_on_voice_channel)(channel_ids)) if channel_ids else set()
@@ -239,3 +267,141 @@ async def _delete_invite(client: discord.Client, code: str) -> str:
     except discord.HTTPException as exc:
         return _reason(exc)
     return ""
+
+
+# --- chore 7: the vote re-check ------------------------------------------------------------------
+
+
+async def apply_rechecks(client: discord.Client) -> int:
+    """Read the game channel's history around each vote the host asked to re-check (line 75), in
+    Discord's order, and hand it to the tally. Needs Read Message History. Returns how many."""
+    from discord_bridge import recheck_services
+
+    done = 0
+    for work in await _db(recheck_services.due)():
+        channel = client.get_channel(work.channel_id)
+        if not isinstance(channel, discord.abc.Messageable):
+            await _db(recheck_services.finish)(work.recheck_id, [], error="the game's text channel is not visible to the bot")
+            continue
+        try:
+            history = channel.history(
+                limit=recheck_services.READ_LIMIT, oldest_first=True,
+                after=discord.Object(id=discord.utils.time_snowflake(work.after)),
+                before=discord.Object(id=discord.utils.time_snowflake(work.before, high=True)) if work.before else None,
+            )
+            read = [recheck_services.Read(m.id, m.author.id, m.content or "", m.created_at) async for m in history]
+        except discord.HTTPException as exc:
+            await _db(recheck_services.finish)(work.recheck_id, [], error=_reason(exc))
+            continue
+        await _db(recheck_services.finish)(work.recheck_id, read)
+        done += 1
+    return done
+
+
+# --- chore 8: tournament round notices -----------------------------------------------------------
+
+
+async def apply_round_notices(client: discord.Client) -> int:
+    """DM each queued round notice or correction once (a failure is kept with Discord's reason)."""
+    from discord_bridge import round_notices
+
+    done = 0
+    for notice in await _db(round_notices.due)():
+        try:
+            user = client.get_user(notice.user_id) or await client.fetch_user(notice.user_id)
+            await user.send(notice.text)
+        except discord.HTTPException as exc:
+            await _db(round_notices.sent)(notice.pk, error=_reason(exc))
+            continue
+        await _db(round_notices.sent)(notice.pk)
+        done += 1
+    return done
+
+
+# --- chore 3: the blacks' channel open for the договорка only ------------------------------------
+
+MAFIA_OPEN_REASON = "Протокол мафии: договорка (минута чёрных)"
+MAFIA_CLOSED_REASON = "Протокол мафии: свободная посадка или конец игры"
+
+
+async def apply_mafia_channel(client: discord.Client) -> int:
+    """Open the blacks' channel for writing and speaking at «договорка» and close it at «свободная
+    посадка» and after the game: the @everyone overwrite of that channel (its other permissions
+    kept). Needs Manage Roles (Manage Permissions) on that channel. Returns how many were set."""
+    done = 0
+    for work in await _db(voice_services.mafia_channel_work)():
+        channel = client.get_channel(work.channel_id)
+        if not isinstance(channel, discord.abc.GuildChannel):
+            await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open, error="the blacks' channel is not visible to the bot")
+            continue
+        role = channel.guild.default_role
+        overwrite = channel.overwrites_for(role)
+        overwrite.update(send_messages=work.open, speak=work.open)
+        try:
+            await channel.set_permissions(role, overwrite=overwrite, reason=MAFIA_OPEN_REASON if work.open else MAFIA_CLOSED_REASON)
+        except discord.HTTPException as exc:
+            await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open, error=_reason(exc))
+            continue
+        await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open)
+        done += 1
+    return done
+
+
+# --- chore 1: nicknames with seat numbers --------------------------------------------------------
+
+
+async def apply_nicknames(client: discord.Client) -> int:
+    """«N. nick» for each linked seat while the link's setting is on and the game is not over; his
+    own nickname back after it (written down before the rename). Needs Manage Nicknames; Discord
+    refuses it for the server's owner and for members above the bot's role (shown, not retried)."""
+    done = 0
+    for work in await _db(voice_services.nickname_work)():
+        guild = client.get_guild(work.guild_id)
+        if guild is None:
+            continue
+        try:
+            member = guild.get_member(work.user_id) or await guild.fetch_member(work.user_id)
+        except discord.HTTPException:
+            continue  # not on the server: nothing to rename
+        if work.seat is not None:
+            nick = voice.seat_nickname(work.seat, member.display_name)
+            await _db(voice_services.will_rename)(game_id=work.game_id, guild_id=guild.id, user_id=member.id, seat=work.seat, old_nick=member.nick, nick=nick)
+            try:
+                await member.edit(nick=nick, reason="Протокол мафии: номер места")
+            except discord.HTTPException as exc:
+                await _db(voice_services.renamed)(game_id=work.game_id, user_id=member.id, error=_reason(exc))
+                continue
+            await _db(voice_services.renamed)(game_id=work.game_id, user_id=member.id)
+        else:
+            row = await _db(voice_services.will_restore)(game_id=work.game_id, user_id=member.id)
+            if row is None:
+                continue
+            try:
+                await member.edit(nick=row.old_nick, reason="Протокол мафии: игра окончена, ник возвращён")
+            except discord.HTTPException as exc:
+                await _db(voice_services.restored)(game_id=work.game_id, user_id=member.id, error=_reason(exc))
+                continue
+            await _db(voice_services.restored)(game_id=work.game_id, user_id=member.id)
+        done += 1
+    return done
+
+
+OTHER_CHORES_SECONDS = 1.0  # a few queries each: once a second, not on every 100 ms poll
+_last_other_chores: dict[int, float] = {}
+
+
+async def apply_other_chores(client: discord.Client, *, force: bool = False) -> int:
+    """The outbox loop's one call for issue 29's chores 1, 3, 5, 7 and 8 (each checks its own work),
+    at most once a second: none of them is due to the 100 ms (the mute plan and the V1 line are)."""
+    from discord_bridge import silence_bot
+
+    loop = asyncio.get_running_loop()
+    if not force and loop.time() - _last_other_chores.get(id(client), 0.0) < OTHER_CHORES_SECONDS:
+        return 0
+    _last_other_chores[id(client)] = loop.time()
+    done = await apply_nicknames(client)
+    done += await apply_mafia_channel(client)
+    done += await silence_bot.watch_profiles(client)
+    done += await apply_rechecks(client)
+    done += await apply_round_notices(client)
+    return done

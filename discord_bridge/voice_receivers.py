@@ -14,6 +14,7 @@ from django.dispatch import receiver
 
 from discord_bridge.models import DiscordLink
 from games.signals import game_changed
+from tournaments.signals import round_seating_changed
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,7 @@ def on_game_changed(sender: Any, game_id: int, **kwargs: Any) -> None:
     voice_services.plan(game_id)
     voice_services.post_draw(game_id)
     voice_services.plan_invites(game_id)
+    voice_services.plan_mafia_channel(game_id)
 
 
 @receiver(post_save, sender=DiscordLink, dispatch_uid="discord_bridge.voice_link")
@@ -33,3 +35,12 @@ def on_link_saved(sender: Any, instance: DiscordLink, **kwargs: Any) -> None:
 
     game_id = instance.game_id
     transaction.on_commit(lambda: (voice_services.plan(game_id), voice_services.post_draw(game_id)))
+
+
+@receiver(round_seating_changed, dispatch_uid="discord_bridge.round_notices")
+def on_round_seating_changed(sender: Any, round_ids: list[int], **kwargs: Any) -> None:
+    """Chore 8: a published round's participants get a correction of what changed for them."""
+    from discord_bridge import round_notices
+
+    for round_id in round_ids:
+        round_notices.refresh(round_id)

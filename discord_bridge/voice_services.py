@@ -19,10 +19,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from discord_bridge import voice
-from discord_bridge.models import ChatPost, DiscordLink
+from discord_bridge.models import ChatPost, DiscordLink, PostKind
 from discord_bridge.voice_models import (
     BlackInvite,
     InviteState,
+    SeatNickname,
     VoiceControl,
     VoiceJournal,
     VoiceMute,
@@ -82,7 +83,7 @@ def plan(game_id: int, now: datetime | None = None) -> VoiceControl | None:
     return control
 
 
-DRAW_KIND = "draw"  # a ChatPost kind of the bridge's outbox (delivered by its webhook or bot path)
+DRAW_KIND = PostKind.DRAW  # a ChatPost kind of the bridge's outbox (delivered by its webhook or bot path)
 
 
 def post_draw(game_id: int) -> list[int]:
@@ -200,15 +201,126 @@ def release_all(*, game: Game) -> VoiceControl:
     return control
 
 
-def save_settings(*, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool, draw_post_enabled: bool = True, mafia_guild_id: int | None = None, mafia_channel_id: int | None = None) -> VoiceControl:
+def save_settings(
+    *, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool, draw_post_enabled: bool = True,
+    mafia_guild_id: int | None = None, mafia_channel_id: int | None = None, seat_nicknames: bool = False,
+) -> VoiceControl:
     control, _ = VoiceControl.objects.get_or_create(game=game)
     control.mafia_guild_id, control.mafia_channel_id = mafia_guild_id, mafia_channel_id
     control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled = mute_enabled, unmute_on_tech_pause, alerts_enabled
-    control.draw_post_enabled = draw_post_enabled
+    control.draw_post_enabled, control.seat_nicknames = draw_post_enabled, seat_nicknames
     control.save()
     plan(game.pk)
     plan_invites(game.pk)
+    plan_mafia_channel(game.pk)
     return control
+
+
+# --- chore 3: the blacks' channel open only for the договорка (lines 37-41) ---------------------
+
+
+def plan_mafia_channel(game_id: int) -> bool | None:
+    """Open the blacks' channel for writing and speaking at «договорка», closed from «свободная
+    посадка» on and after the game. Returns the plan (None: no blacks' channel)."""
+    control = VoiceControl.objects.filter(game_id=game_id).select_related("game").first()
+    if control is None or control.mafia_channel_id is None:
+        return None
+    game = control.game
+    wanted = game.status == GameStatus.RUNNING and game_services.game_state(game).step == "dogovorka"
+    if control.mafia_open != wanted:
+        VoiceControl.objects.filter(pk=control.pk).update(mafia_open=wanted)
+    return wanted
+
+
+@dataclass(frozen=True)
+class MafiaChannelWork:
+    game_id: int
+    channel_id: int
+    open: bool
+
+
+def mafia_channel_work() -> list[MafiaChannelWork]:
+    """What the bot has to set: a plan not applied yet, in a live game (its first state included:
+    closed until the договорка), or an open channel left after the game."""
+    live = Q(game__status=GameStatus.RUNNING)
+    rows = VoiceControl.objects.filter(mafia_channel_id__isnull=False).filter(
+        (live & Q(mafia_applied__isnull=True)) | (live & Q(mafia_applied=False, mafia_open=True)) | Q(mafia_applied=True, mafia_open=False)
+    )
+    return [MafiaChannelWork(c.game_id, c.mafia_channel_id, c.mafia_open) for c in rows if c.mafia_channel_id is not None]
+
+
+def mafia_channel_set(game_id: int, *, open: bool, error: str = "") -> None:
+    if not error:
+        VoiceControl.objects.filter(game_id=game_id).update(mafia_applied=open)
+    journal(game_id=game_id, kind="mafia_open" if open else "mafia_closed", seat=None, ok=not error, detail=error)
+
+
+# --- chore 1: nicknames with seat numbers, restored after the game --------------------------------
+
+
+@dataclass(frozen=True)
+class NickWork:
+    game_id: int
+    guild_id: int
+    user_id: int
+    seat: int | None  # None: restore his own nickname
+
+
+def nickname_work() -> list[NickWork]:
+    """Who should carry «N. nick» now (the link's setting on, the game in setup or running) and
+    who should get his own nickname back (the game over, the setting off, the seat relinked)."""
+    work: list[NickWork] = []
+    wanted: set[tuple[int, int]] = set()
+    controls = VoiceControl.objects.filter(seat_nicknames=True, game__status__in=[GameStatus.SETUP, GameStatus.RUNNING])
+    links = {link.game_id: link for link in DiscordLink.objects.filter(game_id__in=controls.values_list("game_id", flat=True), guild_id__isnull=False)}
+    done = {(n.game_id, n.user_id): n for n in SeatNickname.objects.filter(game_id__in=links.keys())}
+    for game_id, link in links.items():
+        assert link.guild_id is not None
+        for seat, user_id in link.seat_map().by_seat.items():
+            wanted.add((game_id, user_id))
+            row = done.get((game_id, user_id))
+            if row is not None and (row.last_error or (row.seat == seat and row.set_at is not None and row.restored_at is None)):
+                continue  # set already, or refused by Discord (shown; not asked again)
+            work.append(NickWork(game_id, link.guild_id, user_id, seat))
+    for row in SeatNickname.objects.filter(set_at__isnull=False, restored_at__isnull=True, last_error=""):
+        if (row.game_id, row.user_id) not in wanted:
+            work.append(NickWork(row.game_id, row.guild_id, row.user_id, None))
+    return work
+
+
+def will_rename(*, game_id: int, guild_id: int, user_id: int, seat: int, old_nick: str | None, nick: str) -> None:
+    """Written before the request: his own nickname is kept even if the bot dies mid-way."""
+    row, new = SeatNickname.objects.get_or_create(game_id=game_id, user_id=user_id, defaults={"guild_id": guild_id, "seat": seat, "old_nick": old_nick, "nick": nick})
+    if not new:
+        row.seat, row.nick, row.restored_at = seat, nick, None
+        if row.set_at is None:
+            row.old_nick = old_nick
+        row.save(update_fields=["seat", "nick", "restored_at", "old_nick"])
+
+
+def renamed(*, game_id: int, user_id: int, error: str = "") -> None:
+    row = SeatNickname.objects.get(game_id=game_id, user_id=user_id)
+    if error:
+        row.last_error = error[:300]
+        row.save(update_fields=["last_error"])
+    else:
+        row.set_at = timezone.now()
+        row.save(update_fields=["set_at"])
+    journal(game_id=game_id, kind="nick", seat=row.seat, ok=not error, detail=error)
+
+
+def will_restore(*, game_id: int, user_id: int) -> SeatNickname | None:
+    """Marked restored before the request: Discord's member update for it may arrive before the
+    answer, and the silence check must know the change is the bot's (a failure clears it)."""
+    SeatNickname.objects.filter(game_id=game_id, user_id=user_id).update(restored_at=timezone.now())
+    return SeatNickname.objects.filter(game_id=game_id, user_id=user_id).first()
+
+
+def restored(*, game_id: int, user_id: int, error: str = "") -> None:
+    if error:
+        SeatNickname.objects.filter(game_id=game_id, user_id=user_id).update(last_error=error[:300], restored_at=None)
+    row = SeatNickname.objects.get(game_id=game_id, user_id=user_id)
+    journal(game_id=game_id, kind="nick_restored", seat=row.seat, ok=not error, detail=error)
 
 
 # --- the bot's side ------------------------------------------------------------------------

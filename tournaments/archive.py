@@ -68,9 +68,15 @@ from discord_bridge.models import (
 )
 from discord_bridge.voice_models import (
     BlackInvite,
+    RoundNotice,
+    RoundPublication,
+    SeatNickname,
+    SeatProfile,
+    SilenceEvent,
     VoiceControl,
     VoiceJournal,
     VoiceMute,
+    VoteRecheck,
 )
 from games import services
 from games.board import publish
@@ -227,6 +233,12 @@ EXCLUDED_MODELS: dict[type[models.Model], str] = {
     VoiceMute: _DISCORD_TRANSIENT + " (who the bot muted: a restore is done with no game running in voice)",
     BlackInvite: "one-use invites the bot revokes after the game: restoring one would bring back a code to the blacks' server",
     VoiceJournal: "the bot's journal of its voice actions and Discord's answers, for the host during the game",
+    SilenceEvent: "possible chat and profile violations shown to the host during the game; the protocol holds the fouls he recorded",
+    SeatProfile: _DISCORD_TRANSIENT + " (the profile baseline a change is measured against during a game)",
+    SeatNickname: _DISCORD_TRANSIENT + " (the nicknames to restore after a game: a restore is done with no game running)",
+    VoteRecheck: "the host's vote re-checks, read from Discord's history during the game; the protocol holds the vote he recorded",
+    RoundPublication: "when a round's seating was sent by DM: restoring it would send corrections of an old seating",
+    RoundNotice: "the bot's DM outbox for round notices: restoring it would DM the participants again",
     PlayerGame: _DERIVED_RATINGS,
     RatedGame: _DERIVED_RATINGS,
     Proposal: "players' Discord DMs to a running game, the host's eyes only; the protocol holds what he applied",

@@ -270,12 +270,22 @@ def table_set_host(*, table: Table, host: Any) -> Table:
     """The host of a table; a game already created keeps its host (games.Game.host)."""
     table.host = host
     table.save(update_fields=["host"])
+    _seating_changed([table.round_id])
     return table
 
 
 def stage_set_host(*, stage: Stage, table_number: int, host: Any) -> int:
     """The same host for table № `table_number` in every round of the stage not started yet."""
-    return Table.objects.filter(round__stage=stage, number=table_number, game__isnull=True).update(host=host)
+    changed = Table.objects.filter(round__stage=stage, number=table_number, game__isnull=True).update(host=host)
+    _seating_changed(list(stage.rounds.values_list("pk", flat=True)))
+    return changed
+
+
+def _seating_changed(round_ids: list[int]) -> None:
+    """After the commit: a published round's participants are told of the change (issue 29, chore 8)."""
+    from tournaments.signals import round_seating_changed
+
+    transaction.on_commit(lambda: round_seating_changed.send(sender=Round, round_ids=round_ids))
 
 
 def stage_history(stage: Stage) -> list[list[int]]:
@@ -353,6 +363,7 @@ def stage_generate_seating(
         locked.seating_seed = seed
         locked.seating_quality = quality.as_dict() | {"rounds": rounds, "participants": len(participants), "other_tournaments": other_tournaments}
         locked.save(update_fields=["seating_seed", "seating_quality"])
+        _seating_changed(list(locked.rounds.values_list("pk", flat=True)))
     stage.seating_seed, stage.seating_quality = locked.seating_seed, locked.seating_quality
     return schedule
 
@@ -395,12 +406,14 @@ def table_seat_set(*, table: Table, seat_no: int, participant: Participant, by: 
             TableSeat.objects.create(table=table, seat_no=seat_no, participant=participant)
         for t in touched.values():
             _reseat_game(t, by)
+        _seating_changed(sorted({t.round_id for t in touched.values()}))
 
 
 def table_clear_seat(*, table: Table, seat_no: int, by: Any = None) -> None:
     with transaction.atomic():
         _refuse_started(table)
         TableSeat.objects.filter(table=table, seat_no=seat_no).delete()
+        _seating_changed([table.round_id])
 
 
 def _refuse_started(table: Table) -> None:

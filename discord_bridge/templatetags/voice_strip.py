@@ -10,8 +10,15 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext
 
-from discord_bridge import voice, voice_services
-from discord_bridge.voice_models import BlackInvite, VoiceControl, VoiceJournal
+from discord_bridge import recheck_services, silence_services, voice, voice_services
+from discord_bridge.models import DiscordLink
+from discord_bridge.voice_models import (
+    BlackInvite,
+    SilenceEvent,
+    VoiceControl,
+    VoiceJournal,
+    VoteRecheck,
+)
 from games.models import Game
 
 register = template.Library()
@@ -31,6 +38,16 @@ def entry_text(entry: VoiceJournal) -> str:
         return gettext("№%(seat)s вернулся") % {"seat": seat}
     if entry.kind == voice_services.RELEASE:
         return gettext("ведущий: размутить всех")
+    if entry.kind in ("mafia_open", "mafia_closed"):
+        if not entry.ok:
+            return gettext("канал чёрных не изменён — %(why)s") % {"why": entry.detail}
+        return gettext("канал чёрных открыт (договорка)") if entry.kind == "mafia_open" else gettext("канал чёрных закрыт")
+    if entry.kind == "invite" and not entry.ok:  # before: shown as «мут не снят»
+        return gettext("№%(seat)s: приглашение не отправлено — %(why)s") % {"seat": seat, "why": entry.detail}
+    if entry.kind in ("nick", "nick_restored"):
+        if entry.ok:
+            return gettext("№%(seat)s: номер в нике") % {"seat": seat} if entry.kind == "nick" else gettext("№%(seat)s: ник возвращён") % {"seat": seat}
+        return gettext("№%(seat)s: ник не изменён — %(why)s") % {"seat": seat, "why": entry.detail}
     if "40032" in entry.detail:
         why = gettext("не в голосовом канале — бот повторит, когда он зайдёт")
     elif "not visible" in entry.detail:
@@ -40,6 +57,40 @@ def entry_text(entry: VoiceJournal) -> str:
     if entry.kind == voice_services.MUTE:
         return (gettext("№%(seat)s: мут не поставлен — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s в муте") % {"seat": seat}
     return (gettext("№%(seat)s: мут не снят — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s без мута") % {"seat": seat}
+
+
+def silence_text(event: SilenceEvent) -> str:
+    """Chore 5: what the host reads; he decides (a foul by one key, or ×)."""
+    seat = event.seat
+    if event.kind == voice.CHAT:
+        return gettext("№%(seat)s написал в чат: «%(text)s»") % {"seat": seat, "text": event.detail}
+    if event.kind == voice.REACTION:
+        return gettext("№%(seat)s поставил реакцию %(emoji)s") % {"seat": seat, "emoji": event.detail}
+    if event.kind == voice.NICK:
+        return gettext("№%(seat)s сменил ник: %(change)s") % {"seat": seat, "change": event.detail}
+    return gettext("№%(seat)s сменил аватарку") % {"seat": seat}
+
+
+def _recheck_mark(mark: dict[str, Any] | None, *, missing: str) -> str:
+    if mark is None:
+        return missing
+    status, candidate = mark.get("status"), mark.get("candidate")
+    if status == "ok" and candidate is not None:
+        return gettext("за №%(n)s") % {"n": candidate}
+    return {
+        "repeat": gettext("повтор"), "before_line": gettext("до черты"), "after_line": gettext("после черты"),
+        "not_his_turn": gettext("не в счёт"),
+    }.get(str(status), str(status))
+
+
+def recheck_lines(recheck: VoteRecheck) -> list[str]:
+    """Chore 7: «№4 «+»: не получен → за №5» for each «+» whose assignment the re-read changes."""
+    lines = []
+    for change in recheck.changes:
+        before = _recheck_mark(change.get("before"), missing=gettext("не получен"))
+        after = _recheck_mark(change.get("after"), missing=gettext("нет в канале"))
+        lines.append(gettext("№%(seat)s «+»: %(before)s → %(after)s") % {"seat": change.get("seat"), "before": before, "after": after})
+    return lines
 
 
 @register.inclusion_tag("discord_bridge/voice_strip.html")
@@ -52,9 +103,14 @@ def voice_strip(game: Game) -> dict[str, Any]:
     return {
         "game": game,
         "tech": tech,
+        "vote_counted": DiscordLink.objects.filter(game=game).exclude(vote_key="").exclude(text_channel_id__isnull=True).exists(),
+        "recheck": (recheck := recheck_services.latest(game)),
+        "recheck_lines": recheck_lines(recheck) if recheck is not None else [],
+        "silence": [{"e": e, "text": silence_text(e)} for e in silence_services.open_events(game)],
         "invites": (invites := list(BlackInvite.objects.filter(game=game).order_by("seat"))),
         "all_blacks_joined": bool(invites) and all(i.joined_at is not None and i.state == "sent" for i in invites),
         "control": control,
+        "mafia_state": journal.filter(kind__in=["mafia_open", "mafia_closed"], ok=True).first(),
         "muted": voice_services.muted_now(game),
         "alerts": alerts,
         "failures": failures,
