@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('discord_bridge', '0004_voice_chores'),
+        ('discord_bridge', '0005_link_proofs'),
         ('games', '0006_merge_public_revision_rated_permission'),
         ('tournaments', '0004_standings_frozen'),
     ]
