@@ -82,7 +82,7 @@ def as_script(block: str) -> str:
     # chain. The status of each README line is checked instead.
     out = ["set -u -o pipefail"]
     for line in logical_lines(block):
-        out.append(f"printf '%s\\n' {shlex.quote('README$ ' + line)}")
+        out.append(f"printf '%s %s\\n' \"$(date -u +%T)\" {shlex.quote('README$ ' + line)}")
         out.append(line)
         out.append(
             f'__readme_rc=$?; if [ "$__readme_rc" -ne 0 ]; then printf "README LINE FAILED (exit %s): %s\\n" "$__readme_rc" {shlex.quote(line)}; exit "$__readme_rc"; fi'
@@ -318,7 +318,7 @@ def machine(tmp_path):
     env = {k: v for k, v in os.environ.items() if k.startswith("PIP_") or k in ("HOME", "TERM", "LANG", "TZ")}
     env.update({"PATH": f"{bin_dir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "README_LIVE_STATE": str(state), "PYTHON": base_python()})
     subs = [
-        *paths.items(),
+        *((old, new) for old, new in paths.items() if old != "/etc/letsencrypt"),  # that one is in the nginx site, not in the README
         ("REPOSITORY", str(upstream)),
         ("createuser mafia", f"createuser {role}"),
         ("createdb -O mafia mafia", f"createdb -O {role} {role}"),
