@@ -224,7 +224,7 @@ def systemctl(args: list[str]) -> None:
 
 def nginx_render() -> None:
     site = Path(CONF["nginx_site"])
-    if not (Path(CONF["nginx_enabled"]).resolve() == site.resolve()):
+    if Path(CONF["nginx_enabled"]).resolve() != site.resolve():
         fail(f"nginx: {CONF['nginx_enabled']} does not lead to {site}")
     # The ports of the workers in the copied site itself: the update script edits those lines.
     text = site.read_text()

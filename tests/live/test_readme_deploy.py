@@ -175,9 +175,9 @@ class Browser:
         assert any(c.name == "sessionid" for c in self.jar), "sign-in failed: no session cookie"
 
 
-def get_status(url: str) -> int:
+def get_status(url: str, headers: dict[str, str] | None = None) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=5) as r:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=5) as r:
             return r.status
     except urllib.error.HTTPError as e:
         return e.code
@@ -425,9 +425,12 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     timings["backup+restore"] = time.monotonic() - t
     role = machine["role"]
     for query in (
-        "SELECT id, username, password, is_superuser FROM auth_user ORDER BY id",
-        "SELECT id, title, seq, public_rev, rated FROM games_game ORDER BY id",
-        "SELECT game_id, seq, payload::text, created_by_id, undone_at, undone_by_id FROM games_gameaction ORDER BY game_id, seq",
+        # Accounts are archived by username, never by id (tournaments/archive.py); every other row keeps its id.
+        "SELECT username, password, is_superuser, is_staff, is_active FROM auth_user ORDER BY username",
+        "SELECT g.id, g.title, g.seq, g.public_rev, g.rated, g.status, u.username FROM games_game g JOIN auth_user u ON u.id = g.host_id ORDER BY g.id",
+        "SELECT a.id, a.game_id, a.seq, a.payload::text, a.created_at, c.username, a.undone_at, d.username FROM games_gameaction a"
+        " LEFT JOIN auth_user c ON c.id = a.created_by_id LEFT JOIN auth_user d ON d.id = a.undone_by_id ORDER BY a.id",
+        "SELECT id, game_id, seat_no, nickname, role FROM games_gameseat ORDER BY id",
     ):
         original = rows(role, query)
         assert original, query
@@ -461,7 +464,8 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     new_pids = {p.name: p.read_text() for p in state.glob("worker-*.pid")}
     assert new_pids.keys() == old_pids.keys() and all(new_pids[k] != old_pids[k] for k in old_pids), "a worker was not restarted"
     for port in machine["ports"].values():
-        assert get_status(f"http://127.0.0.1:{port}/static/{new_css}") == 200, f"worker {port} does not serve the new commit's static file"
+        # Straight at the worker, as nginx asks it (DJANGO_HTTPS=1 redirects plain HTTP).
+        assert get_status(f"http://127.0.0.1:{port}/static/{new_css}", {"X-Forwarded-Proto": "https"}) == 200, f"worker {port} does not serve the new commit's static file"
     assert browser.get(f"/static/{new_css}")[0] == 200
     assert poller.requests > 20 and not poller.failures, f"{len(poller.failures)} of {poller.requests} requests failed during the update: {poller.failures[:5]}"
     # The plain HTTP port of the shipped site still answers probes after nginx's reloads.
