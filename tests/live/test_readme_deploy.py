@@ -64,7 +64,7 @@ BLOCK = re.compile(r"<!-- readme-live: ([\w-]+) -->\n```sh\n(.*?)\n```", re.S)
 
 def readme_blocks() -> dict[str, str]:
     blocks = dict(BLOCK.findall(README.read_text()))
-    assert {"setup", "update", "backup", "restore"} <= blocks.keys(), f"README blocks marked: {sorted(blocks)}"
+    assert {"setup", "update", "backup", "restore", "add-worker"} <= blocks.keys(), f"README blocks marked: {sorted(blocks)}"
     return blocks
 
 
@@ -271,7 +271,7 @@ def machine(tmp_path):
             pytest.skip(f"{tool} is missing")
 
     role = f"mafia_readme_{secrets.token_hex(4)}"
-    ports = {"8001": free_port(), "8002": free_port()}
+    ports = {"8001": free_port(), "8002": free_port(), "8003": free_port()}
     http_port, https_port = free_port(), free_port()
     root = tmp_path / "root"
     state = tmp_path / "state"
@@ -475,6 +475,27 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     assert poller.requests > 20 and not poller.failures, f"{len(poller.failures)} of {poller.requests} requests failed during the update: {poller.failures[:5]}"
     # The plain HTTP port of the shipped site still answers probes after nginx's reloads.
     assert get_status(machine["http"] + "/healthz") == 200
+
+    # --- a third worker, by the README's words ------------------------------------
+    t = time.monotonic()
+    run_block("add-worker", substitute(blocks["add-worker"], subs), env, state)
+    third = machine["ports"]["8003"]
+    target = (machine["root"] / "etc/systemd/system/mafia-protocol.target").read_text()
+    assert f"mafia-protocol@{third}.service" in target, "updates would not restart the new worker"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if get_status(f"http://127.0.0.1:{third}/healthz/ready") == 200:
+                break
+        except OSError:
+            pass
+        time.sleep(0.5)
+    else:
+        raise AssertionError(f"the third worker never became ready: {(state / f'worker-{third}.log').read_text()[-2000:]}")
+    for _ in range(15):
+        assert browser.get("/accounts/login/")[0] == 200
+    assert '"GET /accounts/login/' in (state / f"worker-{third}.log").read_text(), "nginx sends the third worker nothing"
+    timings["add-worker"] = time.monotonic() - t
 
     timings["total"] = time.monotonic() - started
     print("README live test: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()) + f"; {poller.requests} requests during the update, 0 failed")
