@@ -318,13 +318,14 @@ def machine(tmp_path):
     # A root shell's environment, not this test's (no DATABASE_URL or DJANGO_* of its own).
     env = {k: v for k, v in os.environ.items() if k.startswith("PIP_") or k in ("HOME", "TERM", "LANG", "TZ")}
     env.update({"PATH": f"{bin_dir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "README_LIVE_STATE": str(state), "PYTHON": base_python()})
+    # Ports first: the temporary paths and the role name may contain their digits.
     subs = [
+        *((old, str(new)) for old, new in ports.items()),
         *((old, new) for old, new in paths.items() if old != "/etc/letsencrypt"),  # that one is in the nginx site, not in the README
         ("REPOSITORY", str(upstream)),
         ("createuser mafia", f"createuser {role}"),
         ("createdb -O mafia mafia", f"createdb -O {role} {role}"),
         ("postgres://mafia@/mafia", f"postgres://{role}@/{role}"),
-        *((old, str(new)) for old, new in ports.items()),
     ]
     yield {
         "root": root, "state": state, "env": env, "subs": subs, "role": role, "ports": ports, "upstream": upstream, "git": git,
@@ -400,7 +401,7 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     assert "daphne==" in freeze and "django==" in freeze
 
     # --- both workers, nginx, a sign-in --------------------------------------------
-    for port in machine["ports"].values():
+    for port in (machine["ports"]["8001"], machine["ports"]["8002"]):
         assert get_status(f"http://127.0.0.1:{port}/healthz/ready") == 200
     assert get_status(machine["http"] + "/healthz") == 200
     browser = Browser(machine["https"])
@@ -468,7 +469,7 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     assert (srv / "staticfiles" / old_css).exists(), "the old hashed file was removed: old pages lose their style"
     new_pids = {p.name: p.read_text() for p in state.glob("worker-*.pid")}
     assert new_pids.keys() == old_pids.keys() and all(new_pids[k] != old_pids[k] for k in old_pids), "a worker was not restarted"
-    for port in machine["ports"].values():
+    for port in (machine["ports"]["8001"], machine["ports"]["8002"]):
         # Straight at the worker, as nginx asks it (DJANGO_HTTPS=1 redirects plain HTTP).
         assert get_status(f"http://127.0.0.1:{port}/static/{new_css}", {"X-Forwarded-Proto": "https"}) == 200, f"worker {port} does not serve the new commit's static file"
     assert browser.get(f"/static/{new_css}")[0] == 200
