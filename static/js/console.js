@@ -785,6 +785,21 @@
   }
 
   function ghostActive() { return $("#console [data-ghost-step]"); }
+  // Issue 26-4: the Night's and the morning's first step waits, its clock full
+  // and paused, for the host's announcement; his Space starts the clock and a
+  // second Space moves on as usual. The clock's own answer («P») ends the wait too.
+  function clockWaiting() {
+    var c = consoleEl();
+    if (!c || !c.dataset.clockWaits || ghostActive()) return null;
+    var clk = $("#clock .clock", c);
+    return clk && clk.dataset.running !== "1" && clk.dataset.remainingMs === clk.dataset.durationMs ? c : null;
+  }
+  function startHostClock(c) {
+    // The start is a step of its own for the keys: a bounced double Space
+    // within 400 ms never ends the step whose clock it has just started.
+    markStepChange();
+    window.htmx.ajax("POST", c.dataset.clockUrl, { target: "#console", swap: "outerHTML", values: { command: "start", expected_seq: c.dataset.seq } });
+  }
 
   document.addEventListener("keydown", function (e) {
     var t = e.target;
@@ -828,6 +843,8 @@
         if (skip && !skip.disabled) { focusIntent = null; skip.click(); }
         return;
       }
+      var waiting = clockWaiting();
+      if (waiting) { startHostClock(waiting); return; }
       var next = document.getElementById("next-btn") || document.getElementById("start-btn");
       if (next && !next.disabled) { next.click(); return; }
       if (next) { showHint(gettextish("Предыдущее действие ещё записывается: нажмите снова, когда появится ответ."), true); return; }
@@ -1016,7 +1033,8 @@
     sessionStorage.setItem(ghostStoreKey(c, box.dataset.ghostStep), "1");
     box.remove();
     markStepChange();
-    if (!showGhost()) startWaitingClock(c);
+    // A step the host opens aloud (the morning) keeps waiting for his Space (26-4).
+    if (!showGhost() && !c.dataset.clockWaits) startWaitingClock(c);
     restoreFocus();
   }
   // The logged step's clock waited, full, for the wake-ups: it starts now,
@@ -1045,7 +1063,7 @@
     var k = c.dataset.stepKey;
     if (stepKey !== null && k !== stepKey) markStepChange();
     stepKey = k;
-    if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); // wake-ups passed here before
+    if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c) && !c.dataset.clockWaits) startWaitingClock(c); // wake-ups passed here before
     var ok = $(".flash-zone .flash-ok", c);
     var err = $(".flash-zone .flash-error", c);
     // Errors are announced by their own role="alert".
@@ -1054,7 +1072,7 @@
   }
   document.addEventListener("DOMContentLoaded", function () {
     var c = consoleEl();
-    if (c) { stepKey = c.dataset.stepKey; scrollToPhase(c); if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); }
+    if (c) { stepKey = c.dataset.stepKey; scrollToPhase(c); if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c) && !c.dataset.clockWaits) startWaitingClock(c); }
   });
 
   function toggleClock() {
