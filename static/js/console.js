@@ -275,8 +275,8 @@
     if (kind === "roles") return pickRole(p, seat);
     if (kind === "check") {
       var b = $("[data-pick-seat='" + seat + "']", p);
-      if (b && !b.disabled) b.click();
-      else serverAct({ "do": c.className.indexOf("step-don_check") >= 0 ? "don_check" : "sheriff_check", target: seat });
+      if (b && !b.disabled) pickCheck(p, b, seat);
+      else serverAct({ "do": c.className.indexOf("step-don_check") >= 0 ? "don_check" : "sheriff_check", target: seat }); // N4: the engine says why not
       return;
     }
     if (kind === "votes" || kind === "shots") {
@@ -308,6 +308,20 @@
       cb.checked = !cb.checked;
       cb.dispatchEvent(new Event("change", { bubbles: true }));
     }
+  }
+  // Issue 26-9: a check is a digit, then Enter (the Don's and the Sheriff's
+  // alike): a slipped digit is corrected with another digit, not an undo. The
+  // picked seat's button becomes the step's primary control, focused, so Enter
+  // (the console's, not a Discord proposal's) records exactly it.
+  function pickCheck(p, b, seat) {
+    $$("[data-pick-seat]", p).forEach(function (x) {
+      var on = x === b;
+      x.classList.toggle("is-picked", on);
+      x.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on) x.setAttribute("data-submit", ""); else x.removeAttribute("data-submit");
+    });
+    ownFocus(b, false);
+    showHint(fmtText(gettextish("Проверка №{seat}: Enter — записать, другая цифра — другой номер."), { seat: seat }));
   }
   function fmtText(text, values) {
     return text.replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
@@ -864,6 +878,7 @@
       // The primary control the page focused is not the host's: its Enter is
       // not a second Space (issue 26-1: Space, then a confirm-reflex Enter).
       var submit = (p && $("[data-submit]", p)) || (onPrimary && hostOwnsFocus(t) ? t : null);
+      if (!submit && p && p.dataset.picker === "check") { refuse(gettextish("Правило N4: сначала нажмите номер проверяемого, затем Enter.")); return; }
       if (!submit) { showHint(gettextish("Enter: на этом шаге нечего записывать. Следующий шаг — Пробел."), true); return; }
       if (submit.disabled) { refuse(submitRefusal(p)); return; }
       submit.click();
@@ -917,7 +932,7 @@
   function deliberateRefusal(c) {
     if (c.classList.contains("step-mafia_shot")) return gettextish("Правило N2: отметьте, кого назвал каждый чёрный, и Enter. Промах — только Shift+Пробел.");
     if (c.classList.contains("step-best_move")) return gettextish("Правило N6: отметьте номера и Enter. Без лучшего хода — только Shift+Пробел.");
-    return gettextish("Правило N4: нажмите номер проверяемого. Без проверки — только Shift+Пробел.");
+    return gettextish("Правило N4: нажмите номер проверяемого и Enter. Без проверки — только Shift+Пробел.");
   }
   function submitRefusal(p) {
     var kind = p && p.dataset.picker;
