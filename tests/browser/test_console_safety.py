@@ -200,8 +200,10 @@ def test_double_space_at_the_end_of_the_last_word_records_no_miss(host, games, l
     page.wait_for_timeout(700)
     log = host.log()
     assert log[len(before) :] == [{"do": "next"}], log[len(before) :]
-    # Space on the Night's shot step never records a miss: it says what to do.
-    host.ready()
+    # «В городе ночь»: the first Space starts the shot's clock (issue 26-4), recording nothing …
+    host.start_clock()
+    assert len(host.log()) == len(before) + 1
+    # … and Space on the Night's shot step never records a miss: it says what to do.
     page.keyboard.press(" ")
     page.wait_for_selector("#key-hint:not([hidden])")
     assert "Shift" in page.inner_text("#key-hint") and "N2" in page.inner_text("#key-hint")
@@ -655,6 +657,8 @@ def test_the_board_header_names_the_winner_above_the_fold(host, games, browser, 
     # The morning has one name: «Утро», as on the console.
     page = host.open(games["morning"])
     assert page.text_content("#console .banner-phase").strip() == "Утро"
+    # The board's morning comes with its clock, on the host's Space after «Доброе утро» (issue 26-4).
+    host.start_clock()
     page.goto(f"{live_server_url}/games/{games['morning']}/board/")
     head = page.text_content("#board-head")
     assert "Утро" in head and "Ночь 1" not in head, head
