@@ -21,6 +21,21 @@ def clock(page) -> tuple[str, str]:
     return tuple(page.evaluate("() => { const c = document.querySelector('#console .clock'); return [c.textContent.trim(), c.dataset.running]; }"))
 
 
+def key_to_screen(page, key: str, selector: str) -> float:
+    """Press `key`; the milliseconds from its keydown to `selector` on screen (measured in the page)."""
+    page.evaluate(
+        """(sel) => { window.__k2s = new Promise(resolve => { let t0 = null;
+             document.addEventListener('keydown', () => { t0 = performance.now(); }, {once: true, capture: true});
+             const obs = new MutationObserver(() => { if (t0 !== null && document.querySelector(sel)) { obs.disconnect(); resolve(performance.now() - t0); } });
+             obs.observe(document.body, {childList: true, subtree: true, attributes: true}); }); }""",
+        selector,
+    )
+    page.keyboard.press(key)
+    ms = float(page.evaluate("window.__k2s"))
+    print(f"\nkey {key!r} → {selector}: {ms:.0f} ms")
+    return ms
+
+
 # --- item 4: «В городе ночь» / «Доброе утро» first, then the clock --------------------------------------
 
 
@@ -34,15 +49,13 @@ def test_after_the_night_falls_the_clock_waits_full_until_space(host, live_manag
     start = host.log()
     host.ready()
     n = host.seq()
-    page.keyboard.press(" ")  # «Стоп, спасибо»: the Night
+    key_to_screen(page, " ", "#console.step-mafia_shot[data-clock-waits]")  # «Стоп, спасибо»: the Night
     host.wait_seq(n + 1)
-    page.wait_for_selector("#console.step-mafia_shot[data-clock-waits]")
     assert "В городе ночь" in page.inner_text("#console [data-clock-waits-note]")
     page.wait_for_timeout(1600)  # the host says «В городе ночь»; the blacks' 15 s do not run
     assert clock(page) == ("0:15", "0")
     host.ready()
-    page.keyboard.press(" ")
-    page.wait_for_selector("#console .clock.is-running")
+    key_to_screen(page, " ", "#console .clock.is-running")
     assert page.locator("#console[data-clock-waits]").count() == 0
     page.wait_for_timeout(1300)
     assert clock(page)[0] in ("0:14", "0:13"), clock(page)
@@ -67,16 +80,14 @@ def test_the_days_first_speech_waits_for_good_morning_and_so_does_the_board(host
 
     # Item 9: the Don's check is a digit, then Enter; another digit corrects the first.
     host.ready()
-    page.keyboard.press("5")
-    page.wait_for_selector('#console .panel-check [data-pick-seat="5"].is-picked')
+    key_to_screen(page, "5", '#console .panel-check [data-pick-seat="5"].is-picked')
     page.keyboard.press("6")
     page.wait_for_selector('#console .panel-check [data-pick-seat="6"].is-picked')
     assert page.locator("#console .panel-check .is-picked").count() == 1
     page.wait_for_timeout(300)
     assert host.log() == start  # nothing recorded on a digit
     n = host.seq()
-    page.keyboard.press("Enter")
-    host.wait_seq(n + 1)
+    key_to_screen(page, "Enter", f'#console[data-seq="{n + 1}"]')
     assert host.log()[-1] == {"do": "don_check", "target": 6}
     # The Sheriff's check alike: Enter before a digit records nothing and says why.
     host.ready()
@@ -99,8 +110,7 @@ def test_the_days_first_speech_waits_for_good_morning_and_so_does_the_board(host
     assert "Ночь 1" in board.inner_text("#board-head")
     assert board.locator("#board-clock.has-clock").count() == 0
     host.ready()
-    page.keyboard.press(" ")
-    page.wait_for_selector("#console .clock.is-running")
+    key_to_screen(page, " ", "#console .clock.is-running")
     board.wait_for_selector('#board-clock.has-clock[data-running="1"]', timeout=15_000)
     assert "Ночь 1" not in board.inner_text("#board-head")
     page.wait_for_timeout(1300)
@@ -108,8 +118,7 @@ def test_the_days_first_speech_waits_for_good_morning_and_so_does_the_board(host
     # A second Space ends the speech as usual.
     host.ready()
     n = host.seq()
-    page.keyboard.press(" ")
-    host.wait_seq(n + 1)
+    key_to_screen(page, " ", f'#console[data-seq="{n + 1}"]')
     assert host.log() == [*start, {"do": "don_check", "target": 6}, {"do": "sheriff_check", "target": 3}, {"do": "next"}]
 
 
