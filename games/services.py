@@ -465,6 +465,8 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     # Issue 26-2: a step the console precedes with a script step of its own
     # (a departed captain's wake-up) keeps its clock full and paused: the
     # console starts it when its turn comes, so one clock runs at a time.
+    # Issue 26-4: so does a step the host opens with «В городе ночь» or
+    # «Доброе утро»: his Space ("start", clock state, not a log action) runs it.
     key = _step_key(after, public)
     if key != game.clock_key:
         game.clock_key = key

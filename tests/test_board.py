@@ -68,6 +68,7 @@ def test_snapshot_is_the_frame_with_a_snapshot_mark(client, game):
 @pytest.mark.django_db
 def test_the_clock_is_the_hosts_deadline(client, game, host):
     play(game, [{"do": "next"}, {"do": "next"}], host)  # Day 1, speech of seat 1
+    services.game_clock_control(game=game, command="start", by=host)  # the host's Space after «Доброе утро» (26-4)
     html = client.get(reverse("board:snapshot", args=[game.pk])).content.decode()
     remaining = int(re.search(r'data-remaining-ms="(\d+)"', html).group(1))
     assert 0 < remaining <= services.clock_remaining_ms(game) + 50 and remaining > 55000

@@ -67,7 +67,8 @@ def test_the_sheriffs_clock_waits_for_the_dons_wake_up_and_starts_with_his_step(
 
 
 def test_an_ordinary_step_still_starts_its_clock_at_once(host):
-    game = _game(host, SETUP)
+    # N0.4 (free seating): no announcement of the host's opens it (issue 26-4).
+    game = _game(host, [*SETUP, {"do": "next"}])
     assert game.clock_started_at is not None
 
 

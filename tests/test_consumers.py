@@ -153,11 +153,15 @@ async def test_a_public_clock_change_pushes_the_next_public_revision(ahost):
     comm, _, _ = await connect(f"/ws/games/{game.pk}/board/")
     first = await comm.receive_from(timeout=5)
     await asyncio.sleep(0.01)
-    await clock(game, "pause", ahost)
+    # The договорка's clock waits for «В городе ночь» (issue 26-4): the host's Space starts it.
+    await clock(game, "start", ahost)
     frame = await comm.receive_from(timeout=5)
     (s1, at1), (s2, at2) = seq_of(first), seq_of(frame)
     assert s2 == s1 + 1 and at2 > at1
-    assert 'data-running="0"' in frame
+    assert 'data-running="1"' in frame
+    await clock(game, "pause", ahost)
+    frame = await comm.receive_from(timeout=5)
+    assert seq_of(frame)[0] == s2 + 1 and 'data-running="0"' in frame
     await comm.disconnect()
 
 
@@ -179,9 +183,12 @@ async def test_the_hosts_night_actions_reach_no_spectator(ahost):
     seq = await act(game, {"do": "don_check", "target": 6}, ahost)
     await act(game, {"do": "sheriff_check", "target": 2}, ahost)
     await no_more(comm, timeout=0.3)
-    morning = await act(game, {"do": "best_move", "seats": [2, 3]}, ahost)
+    await act(game, {"do": "best_move", "seats": [2, 3]}, ahost)
+    # The morning shows when its clock starts, on the host's Space after «Доброе утро» (issue 26-4).
+    await no_more(comm, timeout=0.3)
+    await clock(game, "start", ahost)
     frame = await comm.receive_from(timeout=5)
-    assert seq_of(frame)[0] == morning == seq + 1 == seq_of(first)[0] + 1
+    assert seq_of(frame)[0] == seq + 1 == seq_of(first)[0] + 1
     assert "Утро" in frame
     await comm.disconnect()
 

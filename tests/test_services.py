@@ -188,8 +188,9 @@ def test_clock_pause_resume_keeps_remaining_time(game, host, time_machine):
 
     time_machine.move_to(dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC), tick=False)
     record(game, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, host)
-    record(game, {"do": "start"}, host)  # dogovorka: 60 s (T table), starts at once
-    assert services.clock_remaining_ms(game) == 60_000
+    record(game, {"do": "start"}, host)  # dogovorka: 60 s (T table), waits for «В городе ночь» (26-4)
+    assert services.clock_remaining_ms(game) == 60_000 and game.clock_started_at is None
+    services.game_clock_control(game=game, command="start", by=host)
     time_machine.shift(dt.timedelta(seconds=15))
     services.game_clock_control(game=game, command="pause", by=host)
     assert game.clock_started_at is None

@@ -19,7 +19,8 @@ night action did: the result decided by the shot (W1 counts the player shot
 as out), the votes a removal cancels (F10 INTERP: a removal cancels unless
 the player removed was shot this Night) and the end of a technical pause by
 the host's next (night) action. The morning tells them anyway: the player
-shot leaves then (N5).
+shot leaves then (N5). The morning shows when its first clock starts, on the
+host's Space after «Доброе утро» (issue 26-4), not at the last night action.
 """
 
 from __future__ import annotations
@@ -47,36 +48,25 @@ def is_masked_night(ps: dict[str, Any], status: str) -> bool:
     return status == "running" and ps.get("phase") == "night" and ps.get("step") not in PUBLIC_STEPS
 
 
-def _wake_up_playing(game: Game, ps: dict[str, Any], status: str) -> bool:
-    """The console is playing a departed captain's 15 s wake-up before this step.
+def _morning_waiting(game: Game, ps: dict[str, Any], status: str, previous: dict[str, Any] | None) -> bool:
+    """The engine is at the morning, but the morning has not begun for the table.
 
-    The log has no step for a captain who has left (FORMAT.md), so the engine is
-    already at the morning while the host still wakes him (games/rules/script.py,
-    issue 26-2); the step's clock then waits, full and paused, until the host
-    passes the wake-up. Until then the table is in the Night: showing the morning
-    would tell, by its moment and its stopped clock, that a captain has left."""
-    return (
-        status == "running"
-        and ps.get("phase") == "night"
-        and game.clock_duration_ms > 0
-        and game.clock_started_at is None
-        and game.clock_elapsed_ms == 0
-        and game.timeout_since is None
-    )
-
-
-def _morning_waits(game: Game, ps: dict[str, Any], status: str) -> bool:
-    """The Day's first speech has its clock stored full and paused: what the
-    public can see of the console's wake-ups after a missed Night."""
-    return (
-        status == "running"
-        and ps.get("phase") == "day"
-        and ps.get("step") == "speech"
-        and game.clock_duration_ms > 0
-        and game.clock_started_at is None
-        and game.clock_elapsed_ms == 0
-        and game.timeout_since is None
-    )
+    The last night action takes the engine to the morning's first step (the
+    player shot's last word, or after a miss the Day's first speech), whose
+    clock waits, full and paused, for the host: for a departed captain's
+    wake-up (the log has no step for him, FORMAT.md; games/rules/script.py,
+    issue 26-2) and then for «Доброе утро» (issue 26-4). The board shows the
+    morning when that clock starts. Shown at the engine's moment, the morning
+    would tell by its time whether a captain had left (and the shot before the
+    host announces it); every morning waits the same way, whatever the roles."""
+    if status != "running" or not previous or not previous.get("night"):
+        return False
+    if not (game.clock_duration_ms > 0 and game.clock_started_at is None and game.clock_elapsed_ms == 0 and game.timeout_since is None):
+        return False
+    day = ps.get("day")
+    if ps.get("phase") == "night":
+        return not is_masked_night(ps, status) and previous.get("day") == day
+    return ps.get("phase") == "day" and isinstance(day, int) and previous.get("day") == day - 1
 
 
 def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -88,19 +78,12 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
     ps = game.public_state or {}
     status = str(game.status)
     over = status in OVER
-    waking = _wake_up_playing(game, ps, status)
-    if waking and previous and previous.get("night") and previous.get("day") == ps.get("day"):
+    if previous and _morning_waiting(game, ps, status, previous):
         # The Night as last published, whole: not even who was shot shows before
-        # the host has woken the departed captain (a penalty given meanwhile
-        # shows with the morning).
+        # the host has started the morning (a penalty given meanwhile shows
+        # with the morning).
         return dict(previous)
-    if _morning_waits(game, ps, status) and previous and previous.get("night") and isinstance(ps.get("day"), int) and previous.get("day") == ps["day"] - 1:
-        # After a Night whose shots missed, the log is at the Day's first
-        # speech while the console still wakes the departed captains; its
-        # minute waits, full and paused. The Night stays on the board until
-        # the host starts it, whoever has left (issue 24).
-        return dict(previous)
-    night = is_masked_night(ps, status) or waking
+    night = is_masked_night(ps, status)
     step = ps.get("step")
     step_public = not night and (over or step in PUBLIC_STEPS)
 

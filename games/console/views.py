@@ -44,7 +44,7 @@ from games.console.forms import (
 from games.models import Game, GameSeat
 from games.permissions import user_can_edit_game, user_may_host_rated_games
 from games.reading import running_tech_pause
-from games.rules import RuleViolation, legal_actions, penalty_offer
+from games.rules import RuleViolation, legal_actions, penalty_offer, script
 from games.rules.catalogue import PENALTY_REASONS
 from games.rules.nicknames import nickname_sort_key
 
@@ -77,7 +77,9 @@ JS_TEXTS = (
     gettext_noop("Правило N2: отметьте каждого чёрного — номер или «никого»."),
     gettext_noop("Правило N2: отметьте, кого назвал каждый чёрный, и Enter. Промах — только Shift+Пробел."),
     gettext_noop("Правило N2: №{seat} не за столом, в него не стреляют."),
-    gettext_noop("Правило N4: нажмите номер проверяемого. Без проверки — только Shift+Пробел."),
+    gettext_noop("Правило N4: нажмите номер проверяемого и Enter. Без проверки — только Shift+Пробел."),
+    gettext_noop("Правило N4: сначала нажмите номер проверяемого, затем Enter."),
+    gettext_noop("Проверка №{seat}: Enter — записать, другая цифра — другой номер."),
     gettext_noop("Правило N6: в лучшем ходе не больше трёх номеров."),
     gettext_noop("Правило N6: назовите хотя бы один номер."),
     gettext_noop("Правило N6: отметьте номера и Enter. Без лучшего хода — только Shift+Пробел."),
@@ -585,11 +587,19 @@ def console_context(game: Game) -> dict[str, Any]:
         # Played while the step's own clock waits for them (issue 26-2); once it
         # started (here or on the host's other device) the wake-ups are over.
         "ghost_captains": pt.ghost_captains(state) if game.clock_started_at is None and game.clock_elapsed_ms == 0 else [],
+        # Issue 26-4: the step's clock waits, full, for the host's Space after
+        # his «В городе ночь» / «Доброе утро» (started, it is an ordinary step).
+        "clock_waits": _clock_waits_for_host(game, state),
         "named_in_speech": pt.named_in_speech(state),
     }
     ctx.update(_panel_context(state, by_do, seats, roles))
     ctx.update(_side_context(game, state, by_do, last_action, seqs))
     return ctx
+
+
+def _clock_waits_for_host(game: Game, state: Any) -> bool:
+    full_and_paused = game.clock_duration_ms > 0 and game.clock_started_at is None and game.clock_elapsed_ms == 0 and game.timeout_since is None
+    return full_and_paused and script.host_speaks_first(state)
 
 
 def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dict[str, Any]], roles: dict[int, str]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ A captain who has left still "wakes up" for 15 seconds in the host's script,
 so that the table does not learn he is gone (V12, N5); the log has no step for
 him (FORMAT.md), so the console plays it as a step of its own. While it plays,
 the next logged step's clock waits: one clock runs at a time (issue 26-2).
+A step the host opens with an announcement waits for his Space (issue 26-4).
 """
 
 from __future__ import annotations
@@ -51,5 +52,36 @@ def _morning_after_a_miss(state: GameState) -> bool:
 
 def clock_waits_for_host(state: GameState) -> bool:
     """Whether a new step's clock is stored paused and full, started by the
-    console when its turn comes: after the departed captains' wake-ups."""
-    return bool(ghost_captains(state))
+    console when its turn comes: after the departed captains' wake-ups, or by
+    the host's Space once he has said what opens the step (issue 26-4)."""
+    return bool(ghost_captains(state)) or host_speaks_first(state)
+
+
+def host_speaks_first(state: GameState) -> bool:
+    """The step opens with the host's announcement, so its clock starts on his Space.
+
+    «В городе ночь» opens each Night (N0.1, N1: its first step, the blacks'
+    минута or their shot) and «Доброе утро» each morning (its first step: the
+    player shot's last word, N5, or after a miss the Day's first speech; Day 1
+    after N0). The players would lose those seconds to the host's voice, and
+    in Discord he still has to mute or unmute the table. Any other step follows
+    the host's «Спасибо» with no announcement: its clock runs at once.
+    """
+    if state.status != "running":
+        return False
+    step = state.step
+    if state.phase == "night":
+        # The only last word of a Night is the morning one of the player shot.
+        return step in ("dogovorka", "mafia_shot", "last_word")
+    if step != "speech":
+        return False
+    speeches = state.record.speeches
+    if not speeches or speeches[-1].get("day") != state.day:
+        return False
+    earlier = speeches[-2] if len(speeches) > 1 else None
+    if earlier is None:
+        return True
+    if earlier.get("day") == state.day and earlier.get("kind") == "speech":
+        return False  # the Day's second speech or later
+    # After the morning's last word the Day goes on: «Доброе утро» was said before it.
+    return not (earlier.get("kind") == "last_word" and earlier.get("phase") == "night")

@@ -275,8 +275,8 @@
     if (kind === "roles") return pickRole(p, seat);
     if (kind === "check") {
       var b = $("[data-pick-seat='" + seat + "']", p);
-      if (b && !b.disabled) b.click();
-      else serverAct({ "do": c.className.indexOf("step-don_check") >= 0 ? "don_check" : "sheriff_check", target: seat });
+      if (b && !b.disabled) pickCheck(p, b, seat);
+      else serverAct({ "do": c.className.indexOf("step-don_check") >= 0 ? "don_check" : "sheriff_check", target: seat }); // N4: the engine says why not
       return;
     }
     if (kind === "votes" || kind === "shots") {
@@ -308,6 +308,20 @@
       cb.checked = !cb.checked;
       cb.dispatchEvent(new Event("change", { bubbles: true }));
     }
+  }
+  // Issue 26-9: a check is a digit, then Enter (the Don's and the Sheriff's
+  // alike): a slipped digit is corrected with another digit, not an undo. The
+  // picked seat's button becomes the step's primary control, focused, so Enter
+  // (the console's, not a Discord proposal's) records exactly it.
+  function pickCheck(p, b, seat) {
+    $$("[data-pick-seat]", p).forEach(function (x) {
+      var on = x === b;
+      x.classList.toggle("is-picked", on);
+      x.setAttribute("aria-pressed", on ? "true" : "false");
+      if (on) x.setAttribute("data-submit", ""); else x.removeAttribute("data-submit");
+    });
+    ownFocus(b, false);
+    showHint(fmtText(gettextish("Проверка №{seat}: Enter — записать, другая цифра — другой номер."), { seat: seat }));
   }
   function fmtText(text, values) {
     return text.replace(/\{(\w+)\}/g, function (m, k) { return values[k] !== undefined ? values[k] : m; });
@@ -785,6 +799,21 @@
   }
 
   function ghostActive() { return $("#console [data-ghost-step]"); }
+  // Issue 26-4: the Night's and the morning's first step waits, its clock full
+  // and paused, for the host's announcement; his Space starts the clock and a
+  // second Space moves on as usual. The clock's own answer («P») ends the wait too.
+  function clockWaiting() {
+    var c = consoleEl();
+    if (!c || !c.dataset.clockWaits || ghostActive()) return null;
+    var clk = $("#clock .clock", c);
+    return clk && clk.dataset.running !== "1" && clk.dataset.remainingMs === clk.dataset.durationMs ? c : null;
+  }
+  function startHostClock(c) {
+    // The start is a step of its own for the keys: a bounced double Space
+    // within 400 ms never ends the step whose clock it has just started.
+    markStepChange();
+    window.htmx.ajax("POST", c.dataset.clockUrl, { target: "#console", swap: "outerHTML", values: { command: "start", expected_seq: c.dataset.seq } });
+  }
 
   document.addEventListener("keydown", function (e) {
     var t = e.target;
@@ -828,6 +857,8 @@
         if (skip && !skip.disabled) { focusIntent = null; skip.click(); }
         return;
       }
+      var waiting = clockWaiting();
+      if (waiting) { startHostClock(waiting); return; }
       var next = document.getElementById("next-btn") || document.getElementById("start-btn");
       if (next && !next.disabled) { next.click(); return; }
       if (next) { showHint(gettextish("Предыдущее действие ещё записывается: нажмите снова, когда появится ответ."), true); return; }
@@ -847,6 +878,7 @@
       // The primary control the page focused is not the host's: its Enter is
       // not a second Space (issue 26-1: Space, then a confirm-reflex Enter).
       var submit = (p && $("[data-submit]", p)) || (onPrimary && hostOwnsFocus(t) ? t : null);
+      if (!submit && p && p.dataset.picker === "check") { refuse(gettextish("Правило N4: сначала нажмите номер проверяемого, затем Enter.")); return; }
       if (!submit) { showHint(gettextish("Enter: на этом шаге нечего записывать. Следующий шаг — Пробел."), true); return; }
       if (submit.disabled) { refuse(submitRefusal(p)); return; }
       submit.click();
@@ -900,7 +932,7 @@
   function deliberateRefusal(c) {
     if (c.classList.contains("step-mafia_shot")) return gettextish("Правило N2: отметьте, кого назвал каждый чёрный, и Enter. Промах — только Shift+Пробел.");
     if (c.classList.contains("step-best_move")) return gettextish("Правило N6: отметьте номера и Enter. Без лучшего хода — только Shift+Пробел.");
-    return gettextish("Правило N4: нажмите номер проверяемого. Без проверки — только Shift+Пробел.");
+    return gettextish("Правило N4: нажмите номер проверяемого и Enter. Без проверки — только Shift+Пробел.");
   }
   function submitRefusal(p) {
     var kind = p && p.dataset.picker;
@@ -1016,7 +1048,8 @@
     sessionStorage.setItem(ghostStoreKey(c, box.dataset.ghostStep), "1");
     box.remove();
     markStepChange();
-    if (!showGhost()) startWaitingClock(c);
+    // A step the host opens aloud (the morning) keeps waiting for his Space (26-4).
+    if (!showGhost() && !c.dataset.clockWaits) startWaitingClock(c);
     restoreFocus();
   }
   // The logged step's clock waited, full, for the wake-ups: it starts now,
@@ -1045,7 +1078,7 @@
     var k = c.dataset.stepKey;
     if (stepKey !== null && k !== stepKey) markStepChange();
     stepKey = k;
-    if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); // wake-ups passed here before
+    if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c) && !c.dataset.clockWaits) startWaitingClock(c); // wake-ups passed here before
     var ok = $(".flash-zone .flash-ok", c);
     var err = $(".flash-zone .flash-error", c);
     // Errors are announced by their own role="alert".
@@ -1054,7 +1087,7 @@
   }
   document.addEventListener("DOMContentLoaded", function () {
     var c = consoleEl();
-    if (c) { stepKey = c.dataset.stepKey; scrollToPhase(c); if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c)) startWaitingClock(c); }
+    if (c) { stepKey = c.dataset.stepKey; scrollToPhase(c); if (c.dataset.ghosts && !showGhost() && !$("[data-ghost-step]", c) && !c.dataset.clockWaits) startWaitingClock(c); }
   });
 
   function toggleClock() {

@@ -101,7 +101,9 @@ def play(page, action: dict, interrupt_vote=None) -> None:
                 page.click(f'{row} label[data-pick-seat="{target}"]')
         page.click("#console .shots-form [data-submit]")
     elif do in ("don_check", "sheriff_check"):
+        # A check is its digit, then Enter (issue 26-9).
         page.keyboard.press(key_for(action["target"]))
+        page.keyboard.press("Enter")
     elif do == "best_move":
         for s in action["seats"]:
             page.click(f'#console .best-form label[data-pick-seat="{s}"]')
@@ -150,6 +152,12 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
             # A captain who left still wakes up for 15 s in the script (issue 12-6): Space, nothing logged.
             page.keyboard.press(" ")
             page.wait_for_selector("#console [data-ghost-step]", state="detached")
+            page.wait_for_function("() => !document.body.classList.contains('keys-settling')")
+            assert seq(page) == before
+        if page.locator("#console[data-clock-waits]").count():
+            # «В городе ночь» / «Доброе утро» said: Space starts the step's clock (issue 26-4), nothing logged.
+            page.keyboard.press(" ")
+            page.wait_for_selector("#console[data-clock-waits]", state="detached")
             page.wait_for_function("() => !document.body.classList.contains('keys-settling')")
             assert seq(page) == before
         hook = None
@@ -215,6 +223,8 @@ def test_reload_mid_speech_shows_the_same_remaining_time(page, live_server_url, 
     page.goto(f"{live_server_url}/games/{game_id}/")
     first_loaded = time.monotonic()
     assert "Речь №1" in page.inner_text("#console .banner")
+    page.keyboard.press(" ")  # «Доброе утро» said: the first speech's clock starts (issue 26-4)
+    page.wait_for_selector('#clock .clock[data-running="1"]')
     first = int(page.get_attribute("#clock .clock", "data-remaining-ms"))
     assert page.get_attribute("#clock .clock", "data-running") == "1"
     page.wait_for_timeout(2200)
@@ -264,5 +274,8 @@ def test_a_second_device_of_the_host_follows(page, live_server_url, live_user, l
     # … and the tablet shows it within its poll (3 s), without a reload.
     tablet.wait_for_selector(f'#console[data-seq="{n + 1}"]', timeout=8000)
     assert "⇧1" in tablet.inner_text("#tile-3")
-    page.click("#clock-toggle")  # a paused clock is followed too
+    page.wait_for_function("() => !document.body.classList.contains('keys-settling')")
+    page.keyboard.press(" ")  # the first speech's clock, waiting for «Доброе утро», starts (issue 26-4) …
+    tablet.wait_for_selector('#clock .clock[data-running="1"]', timeout=8000)
+    page.click("#clock-toggle")  # … and a paused clock is followed too
     tablet.wait_for_selector('#clock .clock[data-running="0"]', timeout=8000)

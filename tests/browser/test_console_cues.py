@@ -84,6 +84,8 @@ def test_the_console_schedules_the_speech_end_on_the_audio_clock(browser, live_s
     page = context.new_page()
     sign_in(page, live_server_url, live_user)
     page.goto(f"{live_server_url}/games/{game_id}/")
+    page.keyboard.press(" ")  # «Доброе утро» said: the first speech's clock starts (issue 26-4)
+    page.wait_for_selector('#clock .clock[data-running="1"]')
     page.click(".cues-menu > summary")  # the host's gesture lets the AudioContext start
     assert page.is_checked('[data-cue-pref="speech_end"]') and not page.is_checked('[data-cue-pref="night_music"]')
     page.wait_for_function("() => window.__cues.length >= 2", timeout=5000)

@@ -40,6 +40,7 @@ def _import(live_manage, live_user, actions: list[dict[str, Any]]) -> int:
 def test_a_cancelled_penalty_dialog_leaves_space_and_enter_to_the_step(host, live_manage, live_user, close):
     game = _import(live_manage, live_user, day1().actions)
     page = host.open(game)
+    host.start_clock()
     start = host.log()
     page.click("#tile-10 [data-penalty-seat]")
     page.wait_for_selector("#penalty-dialog[open]")
@@ -74,6 +75,7 @@ def test_a_cancelled_penalty_dialog_leaves_space_and_enter_to_the_step(host, liv
 def test_the_discord_link_form_keeps_its_text_across_refreshes(host, live_manage, live_user):
     game = _import(live_manage, live_user, day1().actions)
     page = host.open(game)
+    host.start_clock()
     page.wait_for_selector("#discord-panel .discord-settings")
     page.click("#discord-panel .discord-settings > summary")
     page.fill("#discord-panel input[name=guild_id]", "123456789012345678")
@@ -160,6 +162,7 @@ def test_after_a_missed_night_the_departed_sheriff_wakes_before_the_first_speech
 def test_a_space_while_the_last_action_is_being_recorded_says_why(host, live_manage, live_user):
     game = _import(live_manage, live_user, day1().actions)
     page = host.open(game)
+    host.start_clock()
     start = host.log()
 
     # A slow network: each POST leaves the page 1.2 s after it was sent.

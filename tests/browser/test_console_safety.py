@@ -158,6 +158,16 @@ def host(page, live_server_url, live_user):
             """The page is free and the new step's key guard is over."""
             page.wait_for_function("() => !window.consoleBusy && !document.body.classList.contains('keys-settling')")
 
+        def start_clock(self) -> None:
+            """The host's Space after «В городе ночь» / «Доброе утро»: the waiting clock starts (issue 26-4)."""
+            if not page.locator("#console[data-clock-waits]").count():
+                return
+            self.ready()
+            page.keyboard.press(" ")
+            page.wait_for_selector("#console[data-clock-waits]", state="detached")
+            page.wait_for_selector("#console .clock.is-running")
+            self.ready()
+
     return Host()
 
 
@@ -190,8 +200,10 @@ def test_double_space_at_the_end_of_the_last_word_records_no_miss(host, games, l
     page.wait_for_timeout(700)
     log = host.log()
     assert log[len(before) :] == [{"do": "next"}], log[len(before) :]
-    # Space on the Night's shot step never records a miss: it says what to do.
-    host.ready()
+    # «В городе ночь»: the first Space starts the shot's clock (issue 26-4), recording nothing …
+    host.start_clock()
+    assert len(host.log()) == len(before) + 1
+    # … and Space on the Night's shot step never records a miss: it says what to do.
     page.keyboard.press(" ")
     page.wait_for_selector("#key-hint:not([hidden])")
     assert "Shift" in page.inner_text("#key-hint") and "N2" in page.inner_text("#key-hint")
@@ -218,6 +230,7 @@ def test_double_space_at_the_end_of_the_last_word_records_no_miss(host, games, l
 def test_auto_repeat_and_a_key_right_after_a_step_change_do_nothing(host, games, live_manage, live_user):
     game = fresh(live_manage, live_user, "day1")
     page = host.open(game)
+    host.start_clock()
     start = len(host.log())
     # A held Space: one `next`, not a run of them (auto-repeat never acts).
     page.keyboard.down(" ")
@@ -466,6 +479,7 @@ def test_the_don_who_left_still_wakes_up_for_15_seconds(host, games, live_manage
     host.ready()
     n = host.seq()
     page.keyboard.press("5")
+    page.keyboard.press("Enter")  # a check is its digit, then Enter (issue 26-9)
     host.wait_seq(n + 1)
     assert host.log() == [*start, {"do": "sheriff_check", "target": 5}]
 
@@ -476,6 +490,7 @@ def test_the_don_who_left_still_wakes_up_for_15_seconds(host, games, live_manage
 def test_a_lost_answer_is_checked_against_the_revision(host, games, live_manage, live_user):
     game = fresh(live_manage, live_user, "day1")
     page = host.open(game)
+    host.start_clock()
     n = host.seq()
 
     # The server records the action, the answer is lost on the way back.
@@ -561,6 +576,7 @@ def test_a_whole_game_by_keyboard_alone(host, games, live_manage, live_user):
         page.keyboard.press(k)
 
     ghosts = 0
+    waits = 0
     for action in intended[1:]:
         n = host.seq()
         host.ready()
@@ -570,6 +586,13 @@ def test_a_whole_game_by_keyboard_alone(host, games, live_manage, live_user):
             press(" ")
             page.wait_for_selector("#console [data-ghost-step]", state="detached")
             host.ready()
+        if page.locator("#console[data-clock-waits]").count():
+            # «В городе ночь» / «Доброе утро» said: Space starts the step's clock (issue 26-4), not logged.
+            waits += 1
+            press(" ")
+            page.wait_for_selector("#console[data-clock-waits]", state="detached")
+            host.ready()
+            assert host.seq() == n
         do = action["do"]
         if do == "roles":
             for s in (action["sheriff"], action["don"], *action["mafia"]):
@@ -595,6 +618,7 @@ def test_a_whole_game_by_keyboard_alone(host, games, live_manage, live_user):
             press("Enter")
         elif do in ("don_check", "sheriff_check"):
             press(key_for(action["target"]))
+            press("Enter")  # a check is its digit, then Enter (issue 26-9)
         elif do == "best_move":
             for s in action["seats"]:
                 press(key_for(s))
@@ -607,6 +631,9 @@ def test_a_whole_game_by_keyboard_alone(host, games, live_manage, live_user):
     page.wait_for_timeout(300)
     assert host.log() == intended
     assert ghosts >= 1  # the Don left on Day 2: later Nights wake him up in the script
+    # Every Night's first step and every morning waited for the host's Space (N0 and Day 1 included).
+    nights = sum(1 for a in intended if a["do"] == "shots") + 1
+    assert waits >= 2 * nights, (waits, nights)
     assert errors == []
 
 
@@ -630,6 +657,8 @@ def test_the_board_header_names_the_winner_above_the_fold(host, games, browser, 
     # The morning has one name: «Утро», as on the console.
     page = host.open(games["morning"])
     assert page.text_content("#console .banner-phase").strip() == "Утро"
+    # The board's morning comes with its clock, on the host's Space after «Доброе утро» (issue 26-4).
+    host.start_clock()
     page.goto(f"{live_server_url}/games/{games['morning']}/board/")
     head = page.text_content("#board-head")
     assert "Утро" in head and "Ночь 1" not in head, head
