@@ -28,7 +28,7 @@ from discord_bridge import voice, voice_bot, voice_services
 from discord_bridge.models import VoiceControl, VoiceJournal, VoiceMute
 from games import services as game_services
 
-from .helpers import ROLES, harness_intents, user_id
+from .helpers import ROLES, harness_intents, prove, user_id
 
 # --- the pure plan -----------------------------------------------------------------------------
 
@@ -153,7 +153,8 @@ def linked_game(host, config, voice_channel_id):
     from discord_bridge import services
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=voice_channel_id, webhook_url="", seats=seats_of(config))
+    # The players' links proven as the bot would prove them (issue 25-8): these tests are about the chores.
+    prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=voice_channel_id, webhook_url="", seats=seats_of(config)))
     return game
 
 
@@ -535,7 +536,7 @@ async def test_the_seat_draw_is_posted_with_its_seed_and_each_linked_player_gets
     def drawn_and_linked():
         players, seed = game_services.draw_seating(names)
         game = game_services.game_create(host=host, players=players, seating_seed=seed)
-        services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=text_channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config))
+        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=text_channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))
         return game, players, seed
 
     game, players, seed = await drawn_and_linked()

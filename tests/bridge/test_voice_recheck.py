@@ -25,7 +25,7 @@ from discord_bridge import bot as bot_module
 from discord_bridge import services, voice_bot
 from discord_bridge.models import DiscordLink, VoteRecheck
 
-from .helpers import game_at_voting, harness_intents
+from .helpers import game_at_voting, harness_intents, prove
 
 
 @dataclass
@@ -60,7 +60,7 @@ async def test_the_recheck_rereads_the_history_and_shows_each_plus_whose_assignm
     @sync_to_async
     def counted_vote():
         game = game_at_voting(host)  # candidates 5, then 3
-        services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=channel.id, voice_channel_id=None, webhook_url="", seats=seats)
+        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=channel.id, voice_channel_id=None, webhook_url="", seats=seats))  # issue 25-8
         started = game.updated_at
         line_at = started + timedelta(seconds=5)
         click5, click3 = line_at + timedelta(seconds=1), line_at + timedelta(seconds=6)
