@@ -680,9 +680,9 @@ def recompute(*, batch: int = 20000) -> int:
                     into[i] += v * times
         per_player: dict[int, list[int]] = {}
         rated_games: dict[int, int] = {}
-        for (pid, month), counts in per_month.items():
+        for (pid, month), month_counts in per_month.items():
             mine = per_player.get(pid)
-            per_player[pid] = counts.copy() if mine is None else [a + b for a, b in zip(mine, counts, strict=True)]
+            per_player[pid] = month_counts.copy() if mine is None else [a + b for a, b in zip(mine, month_counts, strict=True)]
             mr = month_ratings[month].get(pid)
             if mr is not None:
                 rated_games[pid] = rated_games.get(pid, 0) + mr[0]

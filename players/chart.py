@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-
 MAX_POINTS = 300  # the latest points drawn (older ones would be denser than a pixel on a phone)
 
 
