@@ -572,17 +572,17 @@ def recompute(*, batch: int = 20000) -> int:
     functions as the incremental path (``Book.play``, ``seat_counts``), and bulk
     writes: the distinct statistics lines and the (seat, line, ratings) pairs go
     to temporary tables (few values per row; COPY on PostgreSQL), then one
-    INSERT … SELECT per stored table. All inside one transaction.
+    INSERT … SELECT for the player-game rows, with its secondary indexes (and on
+    PostgreSQL its foreign keys) dropped around it and built again after it in
+    one pass each; the month and totals rows are summed in memory. All inside
+    one transaction.
     """
     from players.services import name_index
 
-    q = connection.ops.quote_name
     postgres = connection.vendor == "postgresql"
     settings_ = rating_settings()
     with transaction.atomic(), _big_page_cache():
-        for model in (PlayerGame, RatedGame, PlayerStats, PlayerMonth):
-            with connection.cursor() as cursor:
-                cursor.execute(f"DELETE FROM {q(model._meta.db_table)}")
+        _empty_stored_tables(postgres)
         games_sql, params = rebuild_games_sql()
         with connection.cursor() as cursor:
             cursor.execute(games_sql, params)
@@ -596,15 +596,15 @@ def recompute(*, batch: int = 20000) -> int:
         lines: dict[tuple[Any, ...], int] = {}
         line_rows: list[tuple[Any, ...]] = []
         line_counts: list[list[tuple[int, int]]] = []  # per line: its non-zero counters (index, value)
-        totals: dict[tuple[int, int], int] = {}  # (player, line) -> seats
-        months: dict[tuple[int, date, int], int] = {}  # (player, month, line) -> seats
-        month_ratings: dict[tuple[int, date], list[Any]] = {}  # (player, month) -> [rated, first, last]
-        rated_games: dict[int, int] = {}
+        # Per month (looked up once per game, not per seat): player * LINE_SPAN + line
+        # -> seats (an int key: no tuple to hash a million times), and player ->
+        # [counted games, rating before the first, rating after the last].
+        months: dict[date, dict[int, int]] = {}
+        month_ratings: dict[date, dict[int, list[Any]]] = {}
         ratings, initial = book.ratings, book.settings.initial
         seats_out: list[tuple[Any, ...]] = []
         rated_out: list[tuple[Any, ...]] = []
         month_cache: dict[Any, date] = {}
-        team_of = {RED: RED, BLACK: BLACK}
         stream = _seat_stream()
         pending = next(stream, None)
         for game_id, at, winner, ppk, counted in games:
@@ -619,68 +619,133 @@ def recompute(*, batch: int = 20000) -> int:
                 # A UTC day lies in one local month unless it is near a month's edge.
                 if 2 < int(day[8:10]) < 27:
                     month_cache[day] = month
-            teams: dict[str, list[int | None]] = {RED: [], BLACK: []}
+            in_month = months.get(month)
+            if in_month is None:
+                in_month = months[month] = {}
+                month_ratings[month] = {}
+            red: list[int | None] = []
+            black: list[int | None] = []
             seat_lines = []
-            for _gid, seat_no, pid, *result in seats:
+            for row in seats:
+                seat_no, pid, result = row[1], row[2], row[3:]
                 # Only the Sheriff's and the Don's lines depend on checks.
-                key = (*result, checks.get((game_id, seat_no), ())) if result[0] in CAPTAINS else tuple(result)
+                captain = result[0] in CAPTAINS
+                key = (*result, checks.get((game_id, seat_no), ())) if captain else result
                 line = lines.get(key)
                 if line is None:
                     line = lines[key] = len(line_rows)
-                    made = key[-1] if result[0] in CAPTAINS else ()
+                    made = key[-1] if captain else ()
                     counts = seat_counts(dict(zip(LINE_COLUMNS, result, strict=True), seat_no=seat_no), [{"kind": k, "actor_seat": seat_no, "result": r} for k, r in made])
                     line_rows.append((line, result[0], result[1], bool(result[2]), *counts))
                     line_counts.append([(i, v) for i, v in enumerate(counts) if v])
-                teams[team_of.get(result[1], RED)].append(pid)
-                seat_lines.append((seat_no, pid, line))
-            result_rating = None
+                (black if result[1] == BLACK else red).append(pid)
+                if pid is not None:
+                    seat_lines.append((seat_no, pid, line))
+                    k = pid * LINE_SPAN + line
+                    in_month[k] = in_month.get(k, 0) + 1
             if counted:
                 before = [ratings.get(pid, initial) for _s, pid, _l in seat_lines]
-                result_rating, after = book.play(CountedGame(game_id, teams, winner, ppk))
+                result_rating, after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
                 rated_out.append((game_id, at, result_rating.base_rate, result_rating.red_mean, result_rating.black_mean, result_rating.expected_red, result_rating.red_score, result_rating.red_delta, after.games, after.red_score))
-            for i, (seat_no, pid, line) in enumerate(seat_lines):
-                if pid is None:
-                    continue
-                key2 = (pid, line)
-                totals[key2] = totals.get(key2, 0) + 1
-                key3 = (pid, month, line)
-                months[key3] = months.get(key3, 0) + 1
-                if result_rating is not None:
-                    r_before, r_after = before[i], ratings[pid]
-                    rated_games[pid] = rated_games.get(pid, 0) + 1
-                    mr = month_ratings.get((pid, month))
+                rated_in_month = month_ratings[month]
+                for (seat_no, pid, line), r_before in zip(seat_lines, before, strict=True):
+                    r_after = ratings[pid]
+                    mr = rated_in_month.get(pid)
                     if mr is None:
-                        month_ratings[(pid, month)] = [1, r_before, r_after]
+                        rated_in_month[pid] = [1, r_before, r_after]
                     else:
                         mr[0] += 1
                         mr[2] = r_after
                     seats_out.append((game_id, seat_no, pid, line, r_before, r_after))
-                else:
-                    seats_out.append((game_id, seat_no, pid, line, None, None))
+            else:
+                seats_out.extend((game_id, seat_no, pid, line, None, None) for seat_no, pid, line in seat_lines)
             if len(seats_out) >= batch:
                 _copy_rows("players_rebuild_seat", REBUILD_SEAT_COLUMNS, seats_out, postgres)
                 seats_out = []
         _copy_rows("players_rebuild_seat", REBUILD_SEAT_COLUMNS, seats_out, postgres)
         _copy_rows("players_rebuild_line", REBUILD_LINE_COLUMNS, line_rows, postgres)
         _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
-        _insert_player_games()
-        per_player: dict[int, list[int]] = {}
-        for (pid, line), n in totals.items():
-            _add_line(per_player.setdefault(pid, [0] * len(COUNTERS)), line_counts[line], n)
-        _insert(PlayerStats, STATS_COLUMNS, [(pid, ratings.get(pid), rated_games.get(pid, 0), *counts) for pid, counts in per_player.items()])
+        with _bulk_load(PlayerGame, postgres):
+            _insert_player_games()
+        # A month's sums from its (player, month, line) counts; a player's totals from his months.
+        n = len(COUNTERS)
         per_month: dict[tuple[int, date], list[int]] = {}
-        for (pid, month, line), n in months.items():
-            _add_line(per_month.setdefault((pid, month), [0] * len(COUNTERS)), line_counts[line], n)
+        for month, in_month in months.items():
+            for k, times in in_month.items():
+                pid, line = divmod(k, LINE_SPAN)
+                into = per_month.get((pid, month))
+                if into is None:
+                    into = per_month[(pid, month)] = [0] * n
+                for i, v in line_counts[line]:
+                    into[i] += v * times
+        per_player: dict[int, list[int]] = {}
+        rated_games: dict[int, int] = {}
+        for (pid, month), month_counts in per_month.items():
+            mine = per_player.get(pid)
+            per_player[pid] = month_counts.copy() if mine is None else [a + b for a, b in zip(mine, month_counts, strict=True)]
+            mr = month_ratings[month].get(pid)
+            if mr is not None:
+                rated_games[pid] = rated_games.get(pid, 0) + mr[0]
+        _copy_rows(PlayerStats._meta.db_table, [_column(PlayerStats, c) for c in STATS_COLUMNS], [(pid, ratings.get(pid), rated_games.get(pid, 0), *counts) for pid, counts in per_player.items()], postgres)
+        db_month = {m: _db_date(m) for m in months}
         _copy_rows(
             PlayerMonth._meta.db_table,
             [_column(PlayerMonth, c) for c in MONTH_COLUMNS],
-            [(pid, _db_date(month), *(month_ratings.get((pid, month)) or (0, None, None)), *counts) for (pid, month), counts in sorted(per_month.items())],
+            [(pid, db_month[month], *(month_ratings[month].get(pid) or (0, None, None)), *counts) for (pid, month), counts in sorted(per_month.items())],
             postgres,
         )
         with connection.cursor() as cursor:
             cursor.execute("DROP TABLE players_rebuild_seat")
             cursor.execute("DROP TABLE players_rebuild_line")
+            if postgres:
+                # Fresh statistics for the pages' plans (autovacuum would come later).
+                cursor.execute(f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}")
     return len(games)
+
+
+STORED_MODELS = (PlayerGame, RatedGame, PlayerStats, PlayerMonth)
+
+
+def _empty_stored_tables(postgres: bool) -> None:
+    """Every stored row goes (the rebuild writes them all again): TRUNCATE on
+    PostgreSQL (a DELETE of a million rows writes each one), DELETE on SQLite
+    (its truncate optimization)."""
+    q = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        if postgres:
+            cursor.execute(f"TRUNCATE {', '.join(q(m._meta.db_table) for m in STORED_MODELS)}")
+            return
+        for model in STORED_MODELS:
+            cursor.execute(f"DELETE FROM {q(model._meta.db_table)}")
+
+
+@contextmanager
+def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
+    """The model's secondary indexes dropped while its rows are written in bulk and
+    built again after (one sort each instead of a million B-tree inserts in
+    another order); on PostgreSQL its foreign keys too (each inserted row would
+    queue a deferred check; ADD CONSTRAINT validates them in one join). Inside the
+    caller's transaction: on an error everything is rolled back, indexes included."""
+    table = model._meta.db_table
+    q = connection.ops.quote_name
+    editor = connection.schema_editor(collect_sql=True)  # only builds statements (never entered)
+    editor.deferred_sql = []  # what __enter__ would set; the index statements look at it
+    foreign_keys: list[tuple[str, str, str, str]] = []
+    with connection.cursor() as cursor:
+        if postgres:
+            for name, c in connection.introspection.get_constraints(cursor, table).items():
+                if c["foreign_key"]:
+                    foreign_keys.append((name, c["columns"][0], *c["foreign_key"]))
+            for name, *_rest in foreign_keys:
+                cursor.execute(f"ALTER TABLE {q(table)} DROP CONSTRAINT {q(name)}")
+        for index in model._meta.indexes:
+            cursor.execute(str(index.remove_sql(model, editor)))
+    yield
+    with connection.cursor() as cursor:
+        for index in model._meta.indexes:
+            cursor.execute(str(index.create_sql(model, editor)))
+        for name, column, to_table, to_column in foreign_keys:
+            cursor.execute(f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED")
 
 
 @contextmanager
@@ -706,6 +771,7 @@ REBUILD_LINE_COLUMNS = ["line_id", "role", "team", "won", *COUNTERS]
 
 
 CAPTAINS = ("sheriff", "don")
+LINE_SPAN = 1 << 40  # player * LINE_SPAN + line: a (player, line) pair as one int (fewer lines than this, always)
 
 
 def _add_line(into: list[int], nonzero: list[tuple[int, int]], times: int) -> None:

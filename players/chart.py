@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+MAX_POINTS = 300  # the latest points drawn (older ones would be denser than a pixel on a phone)
+
 
 @dataclass(frozen=True)
 class Point:
@@ -18,7 +20,7 @@ class Point:
     value: float
 
 
-def rating_svg(points: Sequence[Point], *, title: str, desc: str, band: Sequence[float] = (), width: int = 640, height: int = 220, pad: int = 34, max_points: int = 300) -> str:
+def rating_svg(points: Sequence[Point], *, title: str, desc: str, band: Sequence[float] = (), width: int = 640, height: int = 220, pad: int = 34, max_points: int = MAX_POINTS) -> str:
     """An SVG line chart of the points (the latest `max_points` only); `band`, one
     half-width per point, shades value ± half-width behind the line (how sure the
     rating is at that point: players/rating.py uncertainty)."""

@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -173,11 +174,12 @@ def counts_by_tournament(player: Player) -> list[dict[str, Any]]:
     from games.models import SeatResult
     from tournaments.models import Table
 
-    seats = list(GameSeat.objects.filter(player=player).values_list("game_id", "seat_no"))
+    # His seats' result rows in one join, only the two counters read (no model
+    # instances: a busy player has hundreds of games, ten result rows each).
+    seats = list(SeatResult.objects.filter(game__seats__player=player, game__seats__seat_no=F("seat_no")).values_list("game_id", "warnings", "grey_cards"))
     if not seats:
         return []
-    games = {g for g, _s in seats}
-    results = {(r.game_id, r.seat_no): r for r in SeatResult.objects.filter(game_id__in=games)}
+    games = {g for g, _w, _c in seats}
     tournaments = dict(Table.objects.filter(game_id__in=games).values_list("game_id", "round__stage__tournament__name"))
     for t in Table.objects.filter(annulled_games__in=games).values_list("annulled_games", "round__stage__tournament__name"):
         tournaments.setdefault(t[0], t[1])
@@ -188,12 +190,10 @@ def counts_by_tournament(player: Player) -> list[dict[str, Any]]:
         names = ["", tournaments[game_id]] if tournaments.get(game_id) else [""]
         return [out.setdefault(n, {"tournament": n, "warnings": 0, "grey_cards": 0, "reprimands": 0, "bans": 0}) for n in names]
 
-    for game_id, seat_no in seats:
-        r = results.get((game_id, seat_no))
-        if r is not None:
-            for row in rows_of(game_id):
-                row["warnings"] += r.warnings
-                row["grey_cards"] += r.grey_cards
+    for game_id, warnings, grey_cards in seats:
+        for row in rows_of(game_id):
+            row["warnings"] += warnings
+            row["grey_cards"] += grey_cards
     for game_id, kind in records:
         for row in rows_of(game_id):
             row["reprimands" if kind == DisciplineRecord.REPRIMAND else "bans"] += 1

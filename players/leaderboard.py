@@ -211,7 +211,6 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
         f"FROM {table} WHERE {in_season} GROUP BY {pid}"
     )
     rating = f"(SELECT x.{q('rating_last')} FROM {table} x WHERE x.{pid} = g.pid AND x.{q('month')} = g.last_m)"
-    before = f"(SELECT x.{q('rating_first')} FROM {table} x WHERE x.{pid} = g.pid AND x.{q('month')} = g.first_m)"
     established = f"COALESCE(st.{q('rated_games')}, 0)"
     if f.tab == "rating":
         tab_cols, tab_rate = "", "z.rating"
@@ -224,12 +223,14 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
         filters, filter_params = "z.tab_games >= %s", [max(1, f.min_games)]
         order = "tab_rate DESC, z.tab_games DESC, z.nickname"
     sql = (
-        f"SELECT z.pid, z.nickname, z.season_rated, z.rating, z.rating_before, z.established, {tab_rate} AS tab_rate, COUNT(*) OVER () AS total FROM ("
+        f"SELECT z.pid, z.nickname, z.season_rated, z.rating, z.established, {tab_rate} AS tab_rate, COUNT(*) OVER () AS total FROM ("
         f"SELECT g.pid, p.{q(str(player.get_field('nickname').column))} AS nickname, g.season_rated{tab_cols}, "
-        f"{rating} AS rating, {before} AS rating_before, {established} AS established "
+        f"{rating} AS rating, {established} AS established "
         f"FROM ({inner}) g JOIN {q(player.db_table)} p ON p.{q(str(player.pk.column))} = g.pid "
         f"LEFT JOIN {q(stats.db_table)} st ON st.{q(str(stats.pk.column))} = g.pid"
-        f") z WHERE {filters} ORDER BY {order} LIMIT %s OFFSET %s"
+        # A fence (a LIMIT that cuts nothing): z is computed once; flattened into the
+        # outer query, SQLite looked each player's rating up twice.
+        f"{' LIMIT -1' if connection.vendor == 'sqlite' else ' OFFSET 0'}) z WHERE {filters} ORDER BY {order} LIMIT %s OFFSET %s"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [*params, *filter_params, f.limit, f.offset])
@@ -237,12 +238,23 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
     if not data:
         return [], (_month_count(f) if f.offset else 0)
     ids = [row[0] for row in data]
+    # The page's players only: every counter summed, and the rating before the
+    # season's first counted month (for the change shown; not needed to rank).
     sums = ", ".join(f"SUM({q(n)})" for n in COUNTERS)
+    first_rated = f"MIN(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END)"
+    before = f"(SELECT x.{q('rating_first')} FROM {table} x WHERE x.{pid} = s.pid AND x.{q('month')} = s.first_m)"
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {pid}, {sums} FROM {table} WHERE {in_season} AND {pid} IN ({', '.join(['%s'] * len(ids))}) GROUP BY {pid}", [*params, *ids])
-        counters_of = {row[0]: {name: int(v or 0) for name, v in zip(COUNTERS, row[1:], strict=True)} for row in cursor.fetchall()}
+        cursor.execute(
+            f"SELECT s.*, {before} FROM (SELECT {pid} AS pid, {first_rated} AS first_m, {sums} FROM {table} "
+            f"WHERE {in_season} AND {pid} IN ({', '.join(['%s'] * len(ids))}) GROUP BY {pid}) s",
+            [*params, *ids],
+        )
+        found = cursor.fetchall()
+    counters_of = {row[0]: {name: int(v or 0) for name, v in zip(COUNTERS, row[2:-1], strict=True)} for row in found}
+    before_of = {row[0]: row[-1] for row in found}
     rows = []
-    for i, (player_id, nick, season_rated, rating_now, rating_before, established_games, _tab_rate, _total) in enumerate(data, start=f.offset + 1):
+    for i, (player_id, nick, season_rated, rating_now, established_games, _tab_rate, _total) in enumerate(data, start=f.offset + 1):
+        rating_before = before_of.get(player_id)
         delta = rating_now - rating_before if rating_now is not None and rating_before is not None else None
         row = Row(player_id, nick, rating_now, int(season_rated or 0), counters_of.get(player_id, {}), delta, rank=i, established=int(established_games))
         row.extra["tab"] = f.tab

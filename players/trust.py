@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from games.models import Game
@@ -56,10 +57,33 @@ def counted_games(games: QuerySet[Game] | None = None) -> QuerySet[Game]:
     return qs.filter(in_trusted_tournament | Q(rated=True, host__in=trusted))
 
 
+# A game's end asks about one game: building and compiling the query above costs
+# several times more CPU than running it (~5 ms of an ~8 ms incremental update at
+# 100,000 games), so its SQL is built once per database vendor with a stand-in id
+# and run with the game's id in its place. The SQL holds no value that changes
+# (the trusted hosts are a subquery), so it never goes stale.
+_STAND_IN = -7_340_033
+_ONE_GAME_SQL: dict[str, tuple[str, tuple[Any, ...]]] = {}
+
+
+def _one_game_sql() -> tuple[str, tuple[Any, ...]]:
+    found = _ONE_GAME_SQL.get(connection.vendor)
+    if found is None:
+        sql, params = counted_games(Game.objects.filter(pk=_STAND_IN)).values_list("pk").query.sql_with_params()
+        assert list(params).count(_STAND_IN) == 1, "the stand-in id must occur once"
+        found = _ONE_GAME_SQL[connection.vendor] = (sql, tuple(params))
+    return found
+
+
 def counted_game_ids(game_ids: Iterable[int]) -> set[int]:
     ids = list(game_ids)
     if not ids:
         return set()
+    if len(ids) == 1:
+        sql, params = _one_game_sql()
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [ids[0] if p == _STAND_IN and type(p) is int else p for p in params])
+            return {row[0] for row in cursor.fetchall()}
     return set(counted_games(Game.objects.filter(pk__in=ids)).values_list("pk", flat=True))
 
 

@@ -127,13 +127,15 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     player = found
     line, stats = _totals(player)
     history = list(PlayerGame.objects.filter(player=player, rated=True).order_by("finished_at", "game_id").values_list("finished_at", "rating_after", "game_id"))
-    points = [chart.Point(formats.date_format(at, "SHORT_DATE_FORMAT"), float(r)) for at, r, _g in history if r is not None]
     # The n-th counted game's point carries the typical error after n games.
-    band = [uncertainty(n) for n, (_at, r, _g) in enumerate(history, start=1) if r is not None]
+    rated = [(n, at, float(r)) for n, (at, r, _g) in enumerate(history, start=1) if r is not None]
+    shown = rated[-chart.MAX_POINTS :]  # the chart draws the latest points only: only those get a date label
+    points = [chart.Point(formats.date_format(at, "SHORT_DATE_FORMAT"), r) for _n, at, r in shown]
+    band = [uncertainty(n) for n, _at, _r in shown]
     svg = ""
     if points:
         desc = _("Рейтинг после каждой учтённой игры: от %(first)s до %(last)s, сейчас %(now)s; полоса — обычная погрешность после такого числа игр (сейчас ±%(err)s).") % {
-            "first": f"{points[0].value:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}", "err": f"{band[-1]:.0f}",
+            "first": f"{rated[0][2]:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}", "err": f"{band[-1]:.0f}",
         }  # fmt: skip
         svg = chart.rating_svg(points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc, band=band)
     # The game rows only for their titles: their JSON columns (the public state) stay unread.

@@ -15,7 +15,7 @@ from games import services as game_services
 from games.models import Game
 from players import book, leaderboard
 from players.chart import Point, rating_svg
-from players.models import PlayerMonth, PlayerStats
+from players.models import PlayerGame, PlayerMonth, PlayerStats
 from players.rating import PROVISIONAL_GAMES, UNCERTAINTY, uncertainty
 from players.statistics import COUNTERS
 from tests.players.helpers import (
@@ -156,3 +156,71 @@ def test_the_chart_shows_the_band_and_the_formula_page_explains_it(client, host,
     how = client.get(reverse("players:how")).content.decode()
     assert 'id="provisional"' in how and f"меньше {PROVISIONAL_GAMES} учтённых игр" in how
     assert "Насколько рейтинг надёжен" in how and f"± {UNCERTAINTY[-1][1]:.0f}" in how
+
+
+# --- issue 30: the rebuild at bulk speed, the one-game trust query, the player page ---
+
+
+def test_the_rebuild_leaves_the_player_game_indexes_and_keys_as_the_migrations_made_them(host):
+    """The rebuild drops the player-game rows' secondary indexes (and, on PostgreSQL,
+    their foreign keys) around its bulk insert: they are all back after it."""
+
+    def schema():
+        with connection.cursor() as cursor:
+            found = connection.introspection.get_constraints(cursor, PlayerGame._meta.db_table)
+        return sorted((name, tuple(c["columns"]), bool(c["unique"]), c["foreign_key"]) for name, c in found.items() if not c["primary_key"])
+
+    before = schema()
+    assert {"players_pg_history", "players_pg_finished"} <= {name for name, *_ in before}
+    _spread_over_months(host)
+    assert PlayerGame.objects.exists()
+    assert schema() == before
+
+
+def test_a_failed_rebuild_keeps_the_old_rows_and_the_indexes(host, monkeypatch):
+    _spread_over_months(host)
+    rows = snapshot()
+    with connection.cursor() as cursor:
+        indexes = set(connection.introspection.get_constraints(cursor, PlayerGame._meta.db_table))
+
+    def broken() -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(book, "_insert_player_games", broken)
+    with pytest.raises(RuntimeError):
+        book.recompute()
+    assert snapshot() == rows
+    with connection.cursor() as cursor:
+        assert set(connection.introspection.get_constraints(cursor, PlayerGame._meta.db_table)) == indexes
+
+
+def test_the_one_game_trust_query_agrees_with_the_queryset(host, django_user_model):
+    """A game's end asks about one game through SQL compiled once (players/trust.py);
+    it says what ``counted_games`` says: trusted rated, untrusted rated, unrated."""
+    from players.trust import counted_game_ids, counted_games
+
+    make_players(POOL)
+    rng = random.Random(7)
+    plain = django_user_model.objects.create_user(username="plain-30", password="x-pass-123")
+    games = [random_finished_game(host, rng.sample(POOL, 10), rng, rated=True), random_finished_game(host, rng.sample(POOL, 10), rng, rated=False)]
+    untrusted = game_services.game_create(host=plain, title="untrusted", players=NAMES)
+    Game.objects.filter(pk=untrusted.pk).update(rated=True)
+    games.append(untrusted)
+    for g in games:
+        assert counted_game_ids([g.pk]) == set(counted_games(Game.objects.filter(pk=g.pk)).values_list("pk", flat=True))
+    assert counted_game_ids([games[0].pk]) == {games[0].pk}
+    assert counted_game_ids([games[1].pk]) == counted_game_ids([untrusted.pk]) == set()
+    assert counted_game_ids([g.pk for g in games]) == {games[0].pk}
+
+
+def test_the_player_page_does_not_read_his_games_result_rows_whole(client, host):
+    """His warnings and grey cards come from one join of two columns, not every
+    result row of every game he sat in as model instances (76 ms at 599 games)."""
+    games = _spread_over_months(host, n_games=12)
+    player = PlayerStats.objects.order_by("-games").first()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("players:detail", args=[player.player_id])).status_code == 200
+    results = [q["sql"] for q in queries.captured_queries if "games_seatresult" in q["sql"]]
+    assert len(results) == 1, results
+    assert '"games_seatresult"."fouls"' not in results[0] and '"games_seatresult"."warnings"' in results[0]
+    assert len(games) == 12
