@@ -94,6 +94,7 @@ def service_figures(game: list[dict]) -> None:
     from django.core.management import call_command
 
     from games import reading, services
+    from games import reading as game_reading
 
     call_command("migrate", verbosity=0)
     host = get_user_model().objects.create_user("bench", password="bench-pass")
@@ -108,11 +109,11 @@ def service_figures(game: list[dict]) -> None:
     print(f"service: {len(times)} actions recorded through game_record_action on SQLite (WAL):")
     print(f"  p50 {p(0.50):.2f} ms, p99 {p(0.99):.2f} ms, max {times[-1] * 1e3:.2f} ms (the last ones replay ~{len(game)} actions)")
     t0 = time.perf_counter()
-    services.game_state(record)
+    game_reading.game_state(record)
     cached = time.perf_counter() - t0
     reading._STATE_CACHE.clear()  # a worker that has not seen the game yet
     t0 = time.perf_counter()
-    services.game_state(record)
+    game_reading.game_state(record)
     cold = time.perf_counter() - t0
     print(f"  the game's state: loading + replaying the stored log {cold * 1e3:.2f} ms; from the per-process cache {cached * 1e3:.3f} ms")
     print("  (each recorded action also renders and publishes the live-board frames after the commit: benchmarks/host_actions.py splits the parts)")

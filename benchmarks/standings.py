@@ -47,7 +47,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from games import services as game_services  # noqa: E402
+from games import reading as game_reading  # noqa: E402
 from games.rules import replay  # noqa: E402
 from tests.tournaments.helpers import play_random, seated_tournament  # noqa: E402
 from tournaments import live, services, standings  # noqa: E402
@@ -70,7 +70,7 @@ def standings_by_replay(t: object) -> dict[str, int]:
     for table in Table.objects.filter(round__stage__tournament=t, game__isnull=False).select_related("game"):
         game = table.game
         assert game is not None
-        state = replay(game.action_payloads(), game_services.game_regulations(game))
+        state = replay(game.action_payloads(), game_reading.game_regulations(game))
         d = state.public_dict()
         if d["status"] != "finished":
             continue

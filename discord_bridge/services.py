@@ -36,6 +36,7 @@ from discord_bridge.models import (
     TournamentDiscordLink,
     VoiceSnapshot,
 )
+from games import reading as game_reading
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.reading import game_regulations
@@ -216,7 +217,7 @@ def vote_tally(game: Game) -> core.VoteTally | None:
         return None
     rows = Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key).exclude(status=core.WITHDRAWN)
     pluses = [core.Plus(p.message_id, p.seat, p.sent_at) for p in rows]
-    return core.tally_votes(pluses, _windows(link), game_services.game_state(game).at_table)
+    return core.tally_votes(pluses, _windows(link), game_reading.game_state(game).at_table)
 
 
 def _windows(link: DiscordLink) -> core.VoteWindows:
@@ -526,7 +527,7 @@ def vote_click(*, game: Game, candidate: int) -> DiscordLink:
         link = DiscordLink.objects.select_for_update().get(game=game)
         if link.vote_key != game.clock_key or link.vote_line_at is None:
             raise VoteOrderError("V1: first «Отсчёт 5 с → черта»; «кто за N» comes after the line is posted.")
-        if candidate not in game_services.game_state(game).nominees:
+        if candidate not in game_reading.game_state(game).nominees:
             raise VoteOrderError(f"V2: {candidate} is not a candidate of this vote.")
         clicks = [*link.vote_clicks, [candidate, now.isoformat()]]
         DiscordLink.objects.filter(pk=link.pk).update(vote_clicks=clicks)
@@ -542,7 +543,7 @@ def vote_count_start(*, game: Game, now: datetime | None = None) -> ChatPost | N
     due = core.line_due(now, LINE_DELAY.total_seconds())
     with transaction.atomic():
         link = DiscordLink.objects.select_for_update().get(game=game)
-        if game_services.game_state(game).step != "voting":
+        if game_reading.game_state(game).step != "voting":
             raise VoteOrderError("V1: the 5 s count and the line belong to the voting step.")
         if link.vote_key != game.clock_key:
             DiscordLink.objects.filter(pk=link.pk).update(vote_key=game.clock_key, vote_clicks=[], vote_line_at=None)
@@ -562,13 +563,13 @@ def line_posted(post: ChatPost, posted_at: datetime) -> None:
 
 def request_fouls(*, game: Game) -> ChatPost | None:
     """X3: the host announces the foul counts."""
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     return enqueue_post(game=game, kind=PostKind.FOULS, key=f"fouls:{game.seq}", text=core.fouls_line(state.fouls, state.at_table))
 
 
 def post_candidates(game: Game) -> ChatPost | None:
     """V2: the host duplicates the candidates after the line (the key makes it once per vote)."""
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     if state.step != "voting" or not DiscordLink.objects.filter(game=game).exists():
         return None
     return enqueue_post(game=game, kind=PostKind.CANDIDATES, key=f"candidates:{game.clock_key}", text=core.candidates_line(state.nominees))

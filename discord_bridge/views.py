@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from discord_bridge import core, services, webhook
 from discord_bridge.models import ChatPost, DiscordLink, PostState, Proposal
+from games import reading as game_reading
 from games import services as game_services
 from games.console import protocol_text as pt
 from games.console.forms import ActionFormError, parse_expected_seq
@@ -43,7 +44,7 @@ STATUS_LABELS = {
 
 def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str, Any]:
     link = DiscordLink.objects.filter(game=game).first()
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     pre = services.prefill(game) if link else {"action": None, "proposal_ids": [], "step": state.step}
     proposals = services.open_proposals(game) if link else []
     action = pre["action"]

@@ -28,7 +28,7 @@ from discord_bridge.voice_models import (
     VoiceJournal,
     VoiceMute,
 )
-from games import services as game_services
+from games import reading as game_reading
 from games.models import Game, GameStatus
 from games.reading import running_tech_pause
 
@@ -40,7 +40,7 @@ RELEASE = "release"
 
 
 def _view(game: Game, *, tech_pause: bool) -> voice.VoiceView:
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     return voice.VoiceView(
         status=game.status, phase=state.phase, step=state.step, speaker=state.speaker,
         at_table=frozenset(state.at_table), tech_pause=tech_pause,
@@ -132,7 +132,7 @@ def plan_invites(game_id: int) -> list[BlackInvite]:
     control = VoiceControl.objects.filter(game_id=game_id).first()
     if link is None or control is None or control.mafia_channel_id is None or link.game.status != GameStatus.RUNNING and link.game.status != GameStatus.SETUP:
         return []
-    roles = game_services.game_state(link.game).roles or {}
+    roles = game_reading.game_state(link.game).roles or {}
     by_seat = link.seat_map().by_seat
     created = []
     for seat, role in sorted(roles.items()):
@@ -226,7 +226,7 @@ def plan_mafia_channel(game_id: int) -> bool | None:
     if control is None or control.mafia_channel_id is None:
         return None
     game = control.game
-    wanted = game.status == GameStatus.RUNNING and game_services.game_state(game).step == "dogovorka"
+    wanted = game.status == GameStatus.RUNNING and game_reading.game_state(game).step == "dogovorka"
     if control.mafia_open != wanted:
         VoiceControl.objects.filter(pk=control.pk).update(mafia_open=wanted)
     return wanted
@@ -440,7 +440,7 @@ def answer_question(*, author_id: int, message_id: int, text: str) -> tuple[str,
         new = not VoiceJournal.objects.filter(game=game, kind="fouls_asked", detail=str(message_id)).exists()
         if new:
             VoiceJournal.objects.create(game=game, at=timezone.now(), kind="fouls_asked", seat=seat, detail=str(message_id))
-        return voice.fouls_answer(game_services.game_state(game).fouls.get(seat, 0)), new
+        return voice.fouls_answer(game_reading.game_state(game).fouls.get(seat, 0)), new
     if VoiceJournal.objects.filter(game=game, kind=TECH_REQUEST, detail=str(message_id)).exists():
         return voice.TECH_RECEIPT, False
     journal(game_id=game.pk, kind=TECH_REQUEST, seat=seat, detail=str(message_id))

@@ -46,17 +46,10 @@ from games.models import (
 from games.reading import (
     _remember_state,
     _state_key,
+    game_regulations,
+    game_state,
     replay_stored,
     running_tech_pause,
-)
-from games.reading import (
-    game_export_log as game_export_log,
-)
-from games.reading import (
-    game_regulations as game_regulations,
-)
-from games.reading import (
-    game_state as game_state,
 )
 from games.rules import (
     GameState,
@@ -110,10 +103,8 @@ class Outcome:
     action: GameAction | None
 
 
-# Reading lives in games.reading (the board and the exports may import it, not
-# this module); game_state, game_regulations and game_export_log stay importable
-# from here so the write path's callers need one import.
-
+# Reading lives in games.reading (the board and the exports import it, never
+# this module); callers read a game's state, regulations and log from there.
 
 # --- writing -----------------------------------------------------------------
 
@@ -320,15 +311,6 @@ def game_restore_archived_fields(
 
 
 # --- clocks (DESIGN.md "Clocks": stored, never ticked) --------------------------
-
-
-def clock_remaining_ms(game: Game, now: datetime | None = None) -> int:
-    return clock.remaining_ms(game, now or timezone.now())
-
-
-def clock_deadline(game: Game) -> datetime | None:
-    """When the running clock reaches zero, or None when it is paused."""
-    return clock.deadline(game, timezone.now())
 
 
 def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -> Game:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from games import exports, services
+from games import reading as game_reading
 from games.models import Game
 
 PLAYERS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]
@@ -381,7 +382,7 @@ def test_everyone_downloads_a_finished_game(client, examples):
     assert load_workbook(io.BytesIO(b"".join(en.streaming_content))).sheetnames[0] == "Protocol"
     log = client.get(reverse("exports:log_json", args=[game.pk]))
     assert log.status_code == 200
-    assert json.loads(log.content) == services.game_export_log(game=game)
+    assert json.loads(log.content) == game_reading.game_export_log(game=game)
 
 
 @pytest.mark.django_db

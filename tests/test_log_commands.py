@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from games import services
+from games import reading as game_reading
 from games.models import Game
 
 
@@ -32,7 +32,7 @@ def test_import_then_export_round_trip(examples_dir, host):
     source = json.loads(path.read_text())["actions"]
     # The stored log is the host actions of the file: checkpoints are not actions.
     assert exported["actions"] == [a for a in source if a["do"] != "expect" and not a.get("reject")]
-    assert exported == services.game_export_log(game=game)
+    assert exported == game_reading.game_export_log(game=game)
 
 
 @pytest.mark.django_db

@@ -5,8 +5,9 @@ import json
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from games import services
+from games import clock, services
 from games.models import (
     Game,
     GameAction,
@@ -189,33 +190,33 @@ def test_clock_pause_resume_keeps_remaining_time(game, host, time_machine):
     time_machine.move_to(dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.UTC), tick=False)
     record(game, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, host)
     record(game, {"do": "start"}, host)  # dogovorka: 60 s (T table), waits for «В городе ночь» (26-4)
-    assert services.clock_remaining_ms(game) == 60_000 and game.clock_started_at is None
+    assert clock.remaining_ms(game, timezone.now()) == 60_000 and game.clock_started_at is None
     services.game_clock_control(game=game, command="start", by=host)
     time_machine.shift(dt.timedelta(seconds=15))
     services.game_clock_control(game=game, command="pause", by=host)
     assert game.clock_started_at is None
     time_machine.shift(dt.timedelta(seconds=30))
-    assert services.clock_remaining_ms(game) == 45_000
+    assert clock.remaining_ms(game, timezone.now()) == 45_000
     services.game_clock_control(game=game, command="resume", by=host)
     time_machine.shift(dt.timedelta(seconds=5))
-    assert services.clock_remaining_ms(Game.objects.get(pk=game.pk)) == 40_000
+    assert clock.remaining_ms(Game.objects.get(pk=game.pk), timezone.now()) == 40_000
     services.game_clock_control(game=game, command="timeout", by=host)  # D8
     time_machine.shift(dt.timedelta(seconds=50))
-    assert services.clock_remaining_ms(game) == 40_000
+    assert clock.remaining_ms(game, timezone.now()) == 40_000
     services.game_clock_control(game=game, command="end_timeout", by=host)
     services.game_clock_control(game=game, command="adjust", seconds=10, by=host)
-    assert services.clock_remaining_ms(game) == 50_000
+    assert clock.remaining_ms(game, timezone.now()) == 50_000
     # «Продолжить игру» resumes the clock as it was before the time-out: running (issue 12-9).
     assert game.clock_started_at is not None
     time_machine.shift(dt.timedelta(seconds=5))
-    assert services.clock_remaining_ms(Game.objects.get(pk=game.pk)) == 45_000
+    assert clock.remaining_ms(Game.objects.get(pk=game.pk), timezone.now()) == 45_000
     # A clock paused before a time-out stays paused after it.
     services.game_clock_control(game=game, command="pause", by=host)
     services.game_clock_control(game=game, command="timeout", by=host)
     time_machine.shift(dt.timedelta(seconds=20))
     services.game_clock_control(game=game, command="end_timeout", by=host)
     time_machine.shift(dt.timedelta(seconds=5))
-    assert services.clock_remaining_ms(Game.objects.get(pk=game.pk)) == 45_000
+    assert clock.remaining_ms(Game.objects.get(pk=game.pk), timezone.now()) == 45_000
 
 
 @pytest.mark.django_db

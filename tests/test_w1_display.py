@@ -21,6 +21,7 @@ from django.utils.translation import override
 from openpyxl import load_workbook
 
 from games import exports, services
+from games import reading as game_reading
 from games.board import frames as board
 from games.board import view as board_view
 from games.console import protocol_text
@@ -77,16 +78,16 @@ def test_console_shows_the_decided_night_without_check_steps(host):
     client.force_login(host)
     html = client.get(reverse("games:console", args=[game.pk])).content.decode()
     assert "Результат решён" in html and "(W2)" in html
-    state = services.game_state(game)
+    state = game_reading.game_state(game)
     assert state.step == "best_move" and state.checks == []  # W1 INTERP: his best move is held
     assert protocol_text.step_name(state.step) != protocol_text.step_name("don_check")
     assert "проверяет (N4)" not in html  # no check panel: the Night ended at the shot
     # The same table with a miss (not deciding): the Don's check panel is there.
     other = play_until(host, "next")
-    while services.game_state(other).step != "mafia_shot":
+    while game_reading.game_state(other).step != "mafia_shot":
         services.game_record_action(game=other, action={"do": "next"}, expected_seq=other.seq, by=host)
     services.game_record_action(game=other, action={"do": "next"}, expected_seq=other.seq, by=host)
-    assert services.game_state(other).step == "don_check"
+    assert game_reading.game_state(other).step == "don_check"
     assert "проверяет (N4)" in client.get(reverse("games:console", args=[other.pk])).content.decode()
 
 

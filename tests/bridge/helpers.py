@@ -1,5 +1,6 @@
 """Shared helpers of the Discord bridge tests: a game brought to a step, linked to ten Discord users."""
 
+from games import reading as game_reading
 from games import services as game_services
 
 ROLES = {"do": "roles", "sheriff": 9, "don": 1, "mafia": [4, 7]}
@@ -18,7 +19,7 @@ def game_at_mafia_shot(host):
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
     for action in (ROLES, {"do": "start"}):
         record(game, action, host)
-    while game_services.game_state(game).step != "mafia_shot":
+    while game_reading.game_state(game).step != "mafia_shot":
         record(game, {"do": "next"}, host)
     return game
 
@@ -59,13 +60,13 @@ def game_at_voting(host, nominees=(5, 3)):
     """A game at Day 1's vote with the given candidates (the night a miss, no checks)."""
     game = game_at_mafia_shot(host)
     record(game, {"do": "shots", "by": {"1": None, "4": None, "7": None}}, host)
-    while game_services.game_state(game).step != "speech":
+    while game_reading.game_state(game).step != "speech":
         record(game, {"do": "next"}, host)
     for target in nominees:
-        speaker = game_services.game_state(game).speaker
+        speaker = game_reading.game_state(game).speaker
         record(game, {"do": "nominate", "by": speaker, "target": target}, host)
         record(game, {"do": "next"}, host)
-    while game_services.game_state(game).step != "voting":
+    while game_reading.game_state(game).step != "voting":
         record(game, {"do": "next"}, host)
     game.refresh_from_db()
     return game

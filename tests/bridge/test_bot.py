@@ -17,7 +17,7 @@ from discord_bridge.models import (
     PostState,
     Proposal,
 )
-from games import services as game_services
+from games import reading as game_reading
 
 from .helpers import game_at_mafia_shot, harness_intents, prove, record
 
@@ -108,7 +108,7 @@ async def test_confirmed_wink_is_relayed_by_dm_to_the_target_only(bot, host):
     assert post.state == PostState.SENT
     # Nothing is delivered twice.
     assert await bot_module.deliver_due_posts(bot) == 0
-    state = await sync_to_async(game_services.game_state)(game)
+    state = await sync_to_async(game_reading.game_state)(game)
     assert state.winks == {7: 1}
 
 
@@ -124,11 +124,11 @@ async def to_voting_with_the_line(bot, host, game, monkeypatch):
     def to_voting():
         # Finish the night (miss, no checks), the morning, then Day 1 with a nomination.
         record(game, {"do": "shots", "by": {"1": None, "4": None, "7": None}}, host)
-        while game_services.game_state(game).step != "speech":
+        while game_reading.game_state(game).step != "speech":
             record(game, {"do": "next"}, host)
-        speaker = game_services.game_state(game).speaker
+        speaker = game_reading.game_state(game).speaker
         record(game, {"do": "nominate", "by": speaker, "target": 5}, host)
-        while game_services.game_state(game).step != "voting":
+        while game_reading.game_state(game).step != "voting":
             record(game, {"do": "next"}, host)
         game.refresh_from_db()
         services.vote_count_start(game=game)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from discord_bridge import services
 from discord_bridge.consumers import host_socket
 from discord_bridge.models import Proposal
+from games import reading as game_reading
 from games import services as game_services
 from games.models import GameAction
 
@@ -46,7 +47,7 @@ def test_e2e_night_from_dms_to_the_recorded_log(client, host, linked):
     r = client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "shots", "shot_1": "5", "shot_4": "5", "shot_7": "5", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
     assert r.status_code == 200, r.content.decode()
     game.refresh_from_db()
-    assert game_services.game_state(game).step == "don_check"
+    assert game_reading.game_state(game).step == "don_check"
     dm(1, "9", 21)  # Don checks 9
     pre = services.prefill(game)
     assert pre["action"] == {"do": "don_check", "target": 9}
@@ -58,7 +59,7 @@ def test_e2e_night_from_dms_to_the_recorded_log(client, host, linked):
     game.refresh_from_db()
     payloads = [a.payload for a in GameAction.objects.filter(game=game).order_by("seq")][-3:]
     assert payloads == [{"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}, {"do": "don_check", "target": 9}, {"do": "sheriff_check", "target": 1}]
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     assert state.victim == 5 and [c["target"] for c in state.checks] == [9, 1]
     assert Proposal.objects.filter(game=game, applied_at__isnull=False).count() == 5
 
@@ -186,14 +187,14 @@ def test_v2_candidates_line_queued_once_after_the_v1_line(host, linked, django_c
     type(game.discord_link).objects.filter(game=game).update(webhook_url="")
     with django_capture_on_commit_callbacks(execute=True):
         record(game, {"do": "shots", "by": {"1": None, "4": None, "7": None}}, host)
-        while game_services.game_state(game).step != "speech":
+        while game_reading.game_state(game).step != "speech":
             record(game, {"do": "next"}, host)
-        first = game_services.game_state(game).speaker
+        first = game_reading.game_state(game).speaker
         record(game, {"do": "nominate", "by": first, "target": 5}, host)
         record(game, {"do": "next"}, host)
-        second = game_services.game_state(game).speaker
+        second = game_reading.game_state(game).speaker
         record(game, {"do": "nominate", "by": second, "target": 3}, host)
-        while game_services.game_state(game).step != "voting":
+        while game_reading.game_state(game).step != "voting":
             record(game, {"do": "next"}, host)
     game.refresh_from_db()
     assert not ChatPost.objects.filter(kind="candidates").exists()
@@ -240,7 +241,7 @@ def test_s2_role_dms_in_setup_prefill_the_roles_and_confirm(client, host):
     r = client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "roles", "sheriff": "9", "don": "1", "mafia": "4,7", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
     assert r.status_code == 200, r.content.decode()
     game.refresh_from_db()
-    roles = game_services.game_state(game).roles
+    roles = game_reading.game_state(game).roles
     assert {s: r for s, r in roles.items() if r != "civilian"} == {9: "sheriff", 1: "don", 4: "mafia", 7: "mafia"}
 
 

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from discord_bridge import core, services
 from discord_bridge.models import ChatPost, DiscordLink, Proposal
+from games import reading as game_reading
 from games import services as game_services
 from games.models import GameAction
 
@@ -122,7 +123,7 @@ def test_dons_shot_processed_after_the_shots_is_not_his_check(host):
     sent_during_shot = timezone.now()
     record(game, {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}, host)
     game.refresh_from_db()
-    assert game_services.game_state(game).step == "don_check"
+    assert game_reading.game_state(game).step == "don_check"
     late = dm(1, "5", 4001, sent_during_shot)  # delivered late (RESUME, slow database)
     assert (late.proposal.kind, late.proposal.step) == ("shot", "mafia_shot")
     assert services.prefill(game)["action"] is None

@@ -12,7 +12,7 @@ from django.utils import timezone
 from discord_bridge import bot as bot_module
 from discord_bridge import core, services
 from discord_bridge.models import DiscordLink, VoiceSnapshot
-from games import services as game_services
+from games import reading as game_reading
 
 from .helpers import game_at_mafia_shot, harness_intents, link, user_id
 
@@ -180,7 +180,7 @@ def test_without_a_snapshot_the_panel_says_so_and_keeps_the_manual_fields(client
 @pytest.mark.django_db
 def test_a_finished_game_no_longer_collects_its_voice_channel(host, voiced):
     assert services.linked_voice_channels() == {556}
-    game_services.game_state(voiced)  # sanity: the game is live
+    game_reading.game_state(voiced)  # sanity: the game is live
     voiced.status = "finished"
     voiced.save(update_fields=["status"])
     assert services.linked_voice_channels() == set()

@@ -26,6 +26,7 @@ from django.utils import timezone
 from discord_bridge import bot as bot_module
 from discord_bridge import voice, voice_bot, voice_services
 from discord_bridge.models import VoiceControl, VoiceJournal, VoiceMute
+from games import reading as game_reading
 from games import services as game_services
 
 from .helpers import ROLES, harness_intents, prove, user_id
@@ -167,7 +168,7 @@ def act(game, action, host):
 @sync_to_async
 def step_of(game):
     game.refresh_from_db()
-    return game_services.game_state(game).step
+    return game_reading.game_state(game).step
 
 
 async def until(predicate, seconds=3.0):

@@ -23,6 +23,7 @@ from django.utils import timezone
 from discord_bridge import bot as bot_module
 from discord_bridge import services
 from discord_bridge.models import SilenceEvent
+from games import reading as game_reading
 from games import services as game_services
 from games.models import GameAction
 
@@ -59,7 +60,7 @@ def act(game, action, host):
 @sync_to_async
 def step_of(game):
     game.refresh_from_db()
-    return game_services.game_state(game).step
+    return game_reading.game_state(game).step
 
 
 async def to_step(game, host, step):
@@ -87,7 +88,7 @@ async def react(member, message, emoji):
 
 def fouls_of(game, seat):
     game.refresh_from_db()
-    return game_services.game_state(game).fouls.get(seat, 0)
+    return game_reading.game_state(game).fouls.get(seat, 0)
 
 
 def events(game):

@@ -69,6 +69,7 @@ def redis_live(tmp_path_factory):
 SETUP = """
 from django.contrib.auth import get_user_model
 from games import services
+from games import reading as game_reading
 from tests.bridge.helpers import ROLES, link, record
 U = get_user_model()
 u = U.objects.filter(username='dh').first() or U(username='dh')
@@ -79,7 +80,7 @@ for a in (ROLES, {"do": "start"}):
 # Stop at the last speech of Day 1: the Night (and its 15 s) begins when the "bot" side runs.
 def last_speech(state):
     return state.step == "speech" and not state.remaining_speakers()
-while not last_speech(services.game_state(g)):
+while not last_speech(game_reading.game_state(g)):
     record(g, {"do": "next"}, u)
 # The earlier tests' games are still running on this shared server: a channel or a
 # member maps to exactly one running game (issue 25-3), so their links go first.
@@ -94,11 +95,12 @@ import json, time
 from django.utils import timezone
 from discord_bridge import services
 from games import services as game_services
+from games import reading as game_reading
 from games.models import Game
 from tests.bridge.helpers import record, user_id
 g = Game.objects.get(pk={pk})
 record(g, {"do": "next"}, g.host)
-assert game_services.game_state(g).step == "mafia_shot"
+assert game_reading.game_state(g).step == "mafia_shot"
 for seat, mid in ((1, 9001), (4, 9004), (7, 9007)):
     services.receive_dm(message_id=mid + {pk} * 100, author_id=user_id(seat), text='5', sent_at=timezone.now())
 print(json.dumps({"sent": time.time()}))
@@ -208,16 +210,17 @@ VOTE = """
 from django.utils import timezone
 from discord_bridge import services
 from games import services as game_services
+from games import reading as game_reading
 from games.models import Game
 from tests.bridge.helpers import record, user_id
 g = Game.objects.get(pk={pk})
 host = g.host
 record(g, {"do": "next"}, host)
 record(g, {"do": "shots", "by": {"1": None, "4": None, "7": None}}, host)
-while game_services.game_state(g).step != "speech":
+while game_reading.game_state(g).step != "speech":
     record(g, {"do": "next"}, host)
-record(g, {"do": "nominate", "by": game_services.game_state(g).speaker, "target": 5}, host)
-while game_services.game_state(g).step != "voting":
+record(g, {"do": "nominate", "by": game_reading.game_state(g).speaker, "target": 5}, host)
+while game_reading.game_state(g).step != "voting":
     record(g, {"do": "next"}, host)
 g.refresh_from_db()
 # V1 in the regulations' order (issue 25-1): the 5 s count, the line as posted, then «кто за 5».

@@ -18,6 +18,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 SETUP = """
 from django.contrib.auth import get_user_model
 from games import services
+from games import reading as game_reading
 from tests.bridge.helpers import ROLES, link, record
 U = get_user_model()
 u = U.objects.filter(username='vs').first() or U(username='vs')
@@ -43,8 +44,9 @@ print(json.dumps({"ok": True}))
 FOULS = """
 from games.models import Game
 from games import services
+from games import reading as game_reading
 g = Game.objects.get(pk={pk})
-print(services.game_state(g).fouls.get(3, 0))
+print(game_reading.game_state(g).fouls.get(3, 0))
 """
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from games import reading as game_reading
 from games import services as game_services
 from games.models import Game, GameAction
 from games.rules import replay
@@ -64,9 +65,9 @@ def random_finished_game(host: Any, players: list[str], rng: random.Random, *, r
     if rated:
         trusted(host)
         game_services.game_set_rated(game=game, rated=True)
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     log = random_game(rng, state=state)
-    final = replay(game.action_payloads() + log, game_services.game_regulations(game))
+    final = replay(game.action_payloads() + log, game_reading.game_regulations(game))
     GameAction.objects.bulk_create(GameAction(game=game, seq=game.seq + i, payload=a, created_by=host) for i, a in enumerate(log, start=1))
     public = final.public_dict()
     Game.objects.filter(pk=game.pk).update(

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from games import reading as game_reading
 from games import services as game_services
 from games.models import Game, GameAction
 from games.rules import replay
@@ -85,10 +86,10 @@ def play_random(table: Table, rng: random.Random) -> Game:
     """A random legal game at `table` (its game must exist, seated)."""
     table.refresh_from_db()
     game = Game.objects.get(pk=table.game_id)
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     log = random_game(rng, state=state)
     actions = game.action_payloads() + log
-    final = replay(actions, game_services.game_regulations(game))
+    final = replay(actions, game_reading.game_regulations(game))
     GameAction.objects.bulk_create(GameAction(game=game, seq=game.seq + i, payload=a, created_by=game.host) for i, a in enumerate(log, start=1))
     public = final.public_dict()
     Game.objects.filter(pk=game.pk).update(

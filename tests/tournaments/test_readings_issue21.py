@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from games import services as game_services
+from games import reading as game_reading
 from games.models import Game, SeatResult
 from tests.tournaments.helpers import record, seated_tournament
 from tournaments.models import Table, TableSeat
@@ -23,7 +23,7 @@ def _game(table: Table) -> Game:
 def _speeches(game: Game) -> None:
     while True:
         game.refresh_from_db()
-        if game_services.game_state(game).step != "speech":
+        if game_reading.game_state(game).step != "speech":
             return
         record(game, [{"do": "next"}])
 
@@ -44,7 +44,7 @@ def test_w1_deciding_n1_shot_red_victim_keeps_best_move_points_and_ci(host):
     _speeches(game)
     record(game, [{"do": "shots", "by": {str(b): seat for b in (don, *mafia)}}])  # 3 v 3: black wins at the shot
     game.refresh_from_db()
-    state = game_services.game_state(game)
+    state = game_reading.game_state(game)
     assert (state.winner, state.step) == ("black", "best_move")  # W1 INTERP: his best move is held
     record(game, [{"do": "best_move", "seats": [don, *mafia]}, {"do": "next"}])
     game.refresh_from_db()

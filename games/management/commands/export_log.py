@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.models import Game
-from games.services import game_export_log
+from games.reading import game_export_log
 
 
 class Command(BaseCommand):
