@@ -58,6 +58,9 @@ def test_board_and_overlay_show_the_winner_from_the_shot_without_roles(host):
         assert not night["decided"] and night["result"] == ""
         services.game_record_action(game=game, action={"do": "best_move", "pass": True}, expected_seq=game.seq, by=host)
         game.refresh_from_db()
+        assert not board_view.public_view(game)["decided"]  # the morning waits for «Доброе утро» (issue 26-4)
+        services.game_clock_control(game=game, command="start", by=host)
+        game.refresh_from_db()
         view = board_view.public_view(game)
         assert view["decided"] and view["result"] == "Победа чёрных"
         assert not view["over"] and view["protocol"] is None
