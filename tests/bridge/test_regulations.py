@@ -122,12 +122,16 @@ def test_dons_shot_processed_after_the_shots_is_not_his_check(host):
     link(game)
     sent_during_shot = timezone.now()
     record(game, {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}, host)
+    # The host confirmed a second after the Don sent it (recorded at once, the two could share
+    # a millisecond, and a DM in the action's millisecond belongs to the new step).
+    confirmed = sent_during_shot + timedelta(seconds=1)
+    GameAction.objects.filter(pk=GameAction.objects.filter(game=game).order_by("-seq").first().pk).update(created_at=confirmed)
     game.refresh_from_db()
     assert game_reading.game_state(game).step == "don_check"
     late = dm(1, "5", 4001, sent_during_shot)  # delivered late (RESUME, slow database)
     assert (late.proposal.kind, late.proposal.step) == ("shot", "mafia_shot")
     assert services.prefill(game)["action"] is None
-    check = dm(1, "9", 4002, timezone.now())
+    check = dm(1, "9", 4002, confirmed + timedelta(seconds=1))
     assert check.proposal.status == core.OK and check.receipt == "принято: 9"
     assert services.prefill(game)["action"] == {"do": "don_check", "target": 9}
 
