@@ -205,9 +205,14 @@ SPECS: tuple[ModelSpec, ...] = (
     ModelSpec(ExtraPoints, ("id", "game", "seat_no", "points", "comment", "given_by"), users=("given_by",), excluded={"updated_at": _AUTO_UPDATED}),
     ModelSpec(
         DiscordLink,
-        ("id", "game", "guild_id", "text_channel_id", "voice_channel_id", "seats"),
+        # The proofs (issue 25-8) are kept: who answered «да», which channels were checked;
+        # a restored link routes as it did. The bot's to-do flags are its working state.
+        ("id", "game", "guild_id", "text_channel_id", "voice_channel_id", "seats", "seat_proofs", "channels_proof"),
         secrets=("webhook_url",),
         excluded={
+            "ask_due": _DISCORD_TRANSIENT,
+            "channels_check_due": _DISCORD_TRANSIENT,
+            "channels_problem": _DISCORD_TRANSIENT,
             "vote_key": _DISCORD_TRANSIENT,
             "vote_clicks": _DISCORD_TRANSIENT,
             "vote_line_at": _DISCORD_TRANSIENT,
