@@ -55,12 +55,12 @@ class DiscordLink(models.Model):
         return f"Discord link of game {self.game_id}"
 
     def seat_map(self) -> SeatMap:
-        """Every seat the host linked, proven or not (the settings form, the voice chores)."""
+        """Every seat the host linked, proven or not (the settings form; the questions the bot asks)."""
         return SeatMap.build(self.seats or {})
 
     def proven_seat_map(self) -> SeatMap:
-        """The seats whose member is proven (issue 25-8): the only ones DMs, «+» and the bot's
-        DMs are routed by. A pending member receives nothing and counts for nothing."""
+        """The seats whose member is proven (issue 25-8): the only ones DMs, «+», the bot's
+        DMs and the voice chores (mutes, the seat number, invites, nicknames) are routed by. A pending member receives nothing and counts for nothing."""
         claimed = self.seat_map().by_seat
         proofs = self.seat_proofs or {}
         return SeatMap({seat: user for seat, user in claimed.items() if str((proofs.get(str(seat)) or {}).get("user", "")) == str(user)})

@@ -93,7 +93,7 @@ def finish(recheck_id: int, messages: Iterable[Read], *, error: str = "") -> Vot
         span = next((s for s in spans if s.key == recheck.vote_key), None)
         at_table = span.at_table if span is not None else ()
         windows = services._windows(link) if link.vote_key == recheck.vote_key else core.VoteWindows(clicks=[])
-        seat_map = link.seat_map()
+        seat_map = link.proven_seat_map()
         stored = list(Proposal.objects.filter(game=game, kind="plus", step_key=recheck.vote_key).exclude(status=core.WITHDRAWN))
         live = core.tally_votes([core.Plus(p.message_id, p.seat, p.sent_at) for p in stored], windows, at_table)
         pluses = [core.Plus(m.message_id, seat_map.seat_of(m.author_id), m.sent_at) for m in read if core.is_plus(m.content)]

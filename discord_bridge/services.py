@@ -695,7 +695,9 @@ def prove_member(link: DiscordLink, seat: int, user_id: int | None, how: str) ->
         if user_id is None or row.seat_map().user_of(seat) != user_id or seat in row.proven_seat_map().by_seat:
             return False
         row.seat_proofs = {**(row.seat_proofs or {}), str(seat): {"user": str(user_id), "by": how, "at": timezone.now().isoformat()}}
-        DiscordLink.objects.filter(pk=row.pk).update(seat_proofs=row.seat_proofs)
+        # Saved, not updated: the voice chores re-plan on a saved link (a member proven
+        # mid-game gets his number, his mute, his invite then).
+        row.save(update_fields=["seat_proofs", "updated_at"])
         link.seat_proofs = row.seat_proofs
     push_to_host(link.game_id, {"event": "link_proven", "seat": seat})
     return True

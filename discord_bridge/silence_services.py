@@ -31,7 +31,7 @@ def _running_seats(user_id: int, *, text_channel_id: int | None = None) -> Itera
     if text_channel_id is not None:
         links = links.filter(text_channel_id=text_channel_id)
     for link in links:
-        seat = link.seat_map().seat_of(user_id)
+        seat = link.proven_seat_map().seat_of(user_id)
         if seat is not None:
             yield link, seat
 
@@ -109,7 +109,7 @@ def seated_members() -> dict[int, list[int]]:
     out: dict[int, list[int]] = {}
     for link in DiscordLink.objects.filter(game__status=GameStatus.RUNNING, guild_id__isnull=False):
         assert link.guild_id is not None
-        out.setdefault(link.guild_id, []).extend(link.seat_map().by_seat.values())
+        out.setdefault(link.guild_id, []).extend(link.proven_seat_map().by_seat.values())
     return out
 
 

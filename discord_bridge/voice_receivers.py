@@ -1,7 +1,7 @@
 """The voice chores follow the game (issue 29): each committed change re-plans who is muted.
 
 Clock-only changes count too: a D7 pause ended early by the host is clock state.
-A link saved (seats picked mid-Night) re-plans as well."""
+A link saved (seats picked mid-Night, a member or channel proven) re-plans as well."""
 
 from __future__ import annotations
 
@@ -34,7 +34,15 @@ def on_link_saved(sender: Any, instance: DiscordLink, **kwargs: Any) -> None:
     from discord_bridge import voice_services
 
     game_id = instance.game_id
-    transaction.on_commit(lambda: (voice_services.plan(game_id), voice_services.post_draw(game_id)))
+
+    def replan() -> None:
+        # A link saved or a member or channel proven (issue 25-8): the chores that go to
+        # proven members only are planned again.
+        voice_services.plan(game_id)
+        voice_services.post_draw(game_id)
+        voice_services.plan_invites(game_id)
+
+    transaction.on_commit(replan)
 
 
 @receiver(round_seating_changed, dispatch_uid="discord_bridge.round_notices")

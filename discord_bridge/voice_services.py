@@ -48,7 +48,7 @@ def _view(game: Game, *, tech_pause: bool) -> voice.VoiceView:
 
 
 def _as_desired(link: DiscordLink, seats: frozenset[int]) -> dict[str, int]:
-    by_seat = link.seat_map().by_seat
+    by_seat = link.proven_seat_map().by_seat
     return {str(by_seat[seat]): seat for seat in sorted(seats) if seat in by_seat}
 
 
@@ -65,10 +65,11 @@ def plan(game_id: int, now: datetime | None = None) -> VoiceControl | None:
         released = bool(control.released_at_key) and control.released_at_key == game.clock_key
         then_desired: dict[str, int] | None = None
         then_at: datetime | None = None
-        if not control.mute_enabled or released or link.voice_channel_id is None:
+        # Only a proven voice channel and proven members (issue 25-8): a host cannot make the bot mute another game's table.
+        if not control.mute_enabled or released or link.voice_channel_id is None or not link.voice_proven:
             desired: dict[str, int] = {}
         else:
-            linked = link.seat_map().by_seat.keys()
+            linked = link.proven_seat_map().by_seat.keys()
             desired = _as_desired(link, voice.muted_seats(_view(game, tech_pause=pause is not None), linked, unmute_on_tech_pause=control.unmute_on_tech_pause))
             if pause is not None:
                 # The pause ends by time, with no action: the Night's (or Day's) plan takes over then.
@@ -113,7 +114,7 @@ def post_draw(game_id: int) -> list[int]:
         post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}"[:120], text=voice.draw_line(seed, players))
         if post is not None:
             queued.append(post.pk)
-    for seat, user in sorted(link.seat_map().by_seat.items()):
+    for seat, user in sorted(link.proven_seat_map().by_seat.items()):
         if f"draw:{seed}:{seat}:{user}"[:120] in done:
             continue
         post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}:{seat}:{user}"[:120], text=voice.seat_dm(seat), to_user_id=user)
@@ -133,7 +134,7 @@ def plan_invites(game_id: int) -> list[BlackInvite]:
     if link is None or control is None or control.mafia_channel_id is None or link.game.status != GameStatus.RUNNING and link.game.status != GameStatus.SETUP:
         return []
     roles = game_reading.game_state(link.game).roles or {}
-    by_seat = link.seat_map().by_seat
+    by_seat = link.proven_seat_map().by_seat
     created = []
     for seat, role in sorted(roles.items()):
         if role in BLACK_ROLES and seat in by_seat:
@@ -276,7 +277,7 @@ def nickname_work() -> list[NickWork]:
     done = {(n.game_id, n.user_id): n for n in SeatNickname.objects.filter(game_id__in=links.keys())}
     for game_id, link in links.items():
         assert link.guild_id is not None
-        for seat, user_id in link.seat_map().by_seat.items():
+        for seat, user_id in link.proven_seat_map().by_seat.items():
             wanted.add((game_id, user_id))
             row = done.get((game_id, user_id))
             if row is not None and (row.last_error or (row.seat == seat and row.set_at is not None and row.restored_at is None)):
@@ -409,7 +410,7 @@ def alert(*, user_id: int, before: voice.VoicePresence, after: voice.VoicePresen
     """A seated player's voice state changed: the host's alerts (information, never a penalty)."""
     entries: list[VoiceJournal] = []
     for link in DiscordLink.objects.filter(game__status=GameStatus.RUNNING, voice_channel_id__isnull=False).select_related("game"):
-        seat = link.seat_map().seat_of(user_id)
+        seat = link.proven_seat_map().seat_of(user_id)
         if seat is None or link.voice_channel_id is None:
             continue
         control = VoiceControl.objects.filter(game_id=link.game_id).first()

@@ -36,7 +36,7 @@ from discord_bridge import bot as bot_module  # noqa: E402
 from discord_bridge import voice_bot  # noqa: E402
 from discord_bridge.models import SeatNickname, SilenceEvent, VoiceJournal  # noqa: E402
 
-from .helpers import ROLES, harness_intents  # noqa: E402
+from .helpers import ROLES, harness_intents, prove  # noqa: E402
 
 
 @pytest_asyncio.fixture
@@ -83,7 +83,7 @@ def linked_game(host, config, **settings):
     from discord_bridge import services
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=None, webhook_url="", seats=seats_of(config))
+    prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=None, webhook_url="", seats=seats_of(config)))  # proven as the bot proves them (issue 25-8)
     voice_services.save_settings(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, **settings)
     return game
 

@@ -30,7 +30,7 @@ from discord_bridge import voice_bot
 from discord_bridge.models import VoiceJournal
 from games import services as game_services
 
-from .helpers import ROLES, harness_intents
+from .helpers import ROLES, harness_intents, prove
 from .test_voice_chores import VoiceServer
 
 
@@ -68,7 +68,9 @@ class RateLimitedDiscord:
         headers = {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Reset-After": f"{reset_after:.3f}", "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}", "X-RateLimit-Bucket": "member-edit"}
         if self.count >= self.limit:
             self.patches.append((now, user, 429))
-            headers |= {"X-RateLimit-Remaining": "0", "Retry-After": f"{reset_after:.3f}", "X-RateLimit-Scope": "user"}
+            # Discord's 429s come through its proxy (`Via`): discord.py takes a 429 without it
+            # for a Cloudflare ban and gives up instead of waiting.
+            headers |= {"X-RateLimit-Remaining": "0", "Retry-After": f"{reset_after:.3f}", "X-RateLimit-Scope": "user", "Via": "1.1 google"}
             return as_json({"message": "You are being rate limited.", "retry_after": reset_after, "global": False}, status=429, headers=headers)
         self.count += 1
         self.patches.append((now, user, 200))
@@ -127,7 +129,7 @@ async def ten_mutes(start, host, limit: int, window: float):
         from discord_bridge import services
 
         game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-        services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=channel.id, webhook_url="", seats={str(s): str(config.members[s - 1].id) for s in range(1, 11)})
+        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=channel.id, webhook_url="", seats={str(s): str(config.members[s - 1].id) for s in range(1, 11)}))  # proven as the bot proves them (issue 25-8)
         game_services.game_record_action(game=game, action=ROLES, expected_seq=game.seq, by=host)
         game.refresh_from_db()
         return game

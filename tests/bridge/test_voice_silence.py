@@ -27,7 +27,7 @@ from games import reading as game_reading
 from games import services as game_services
 from games.models import GameAction
 
-from .helpers import ROLES, harness_intents
+from .helpers import ROLES, harness_intents, prove
 
 
 @pytest_asyncio.fixture
@@ -47,7 +47,7 @@ def seats_of(config) -> dict[str, str]:
 @sync_to_async
 def linked_game(host, config):
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=config.guilds[0].text_channels[0].id, voice_channel_id=None, webhook_url="", seats=seats_of(config))
+    prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=config.guilds[0].text_channels[0].id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))  # proven as the bot proves them (issue 25-8)
     return game
 
 
@@ -144,7 +144,7 @@ async def test_the_votes_own_chat_is_the_votes_and_the_game_over_is_silence_no_m
     @sync_to_async
     def voting_game():
         game = game_at_voting(host)
-        services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config))
+        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))  # proven as the bot proves them (issue 25-8)
         return game
 
     game = await voting_game()
