@@ -733,6 +733,10 @@ def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
     foreign_keys: list[tuple[str, str, str, str]] = []
     with connection.cursor() as cursor:
         if postgres:
+            # Rows written earlier in this transaction (an archive's import) queue deferred
+            # foreign-key checks; PostgreSQL refuses to ALTER a table they concern while
+            # they are pending («pending trigger events»): run them now.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             for name, c in connection.introspection.get_constraints(cursor, table).items():
                 if c["foreign_key"]:
                     foreign_keys.append((name, c["columns"][0], *c["foreign_key"]))
@@ -746,6 +750,8 @@ def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
             cursor.execute(str(index.create_sql(model, editor)))
         for name, column, to_table, to_column in foreign_keys:
             cursor.execute(f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED")
+        if postgres:
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's default for the rest of the transaction
 
 
 @contextmanager
