@@ -145,6 +145,10 @@ host = get_user_model().objects.create_user(username="livehost", password="live-
 game = services.game_create(host=host, title="Live", players=[f"P{i}" for i in range(1, 11)])
 for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}):
     services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
+game.refresh_from_db()
+# «В городе ночь» said: the договорка's clock starts on the host's Space (issue 26-4).
+game = services.game_clock_control(game=game, command="start", by=host)
+game.refresh_from_db()
 print(json.dumps({"game": game.pk, "seq": game.seq, "rev": game.public_rev}))
 """
 
