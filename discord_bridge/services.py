@@ -40,7 +40,7 @@ from games import reading as game_reading
 from games import services as game_services
 from games.models import Game, GameStatus
 from games.reading import game_regulations
-from games.rules import RuleViolation, apply_in_place, new_state
+from games.rules import RuleViolation, apply_in_place, new_state, script
 from games.rules.state import GameState
 
 log = logging.getLogger(__name__)
@@ -99,6 +99,11 @@ def step_spans(game: Game) -> list[core.StepSpan]:
             pauses[-1].append((pause_at, ended))
             pause_at = None
 
+    # Steps whose clock waited for the host's announcement (a departed captain's wake-up,
+    # «В городе ночь», «Доброе утро»: games.rules.script.clock_waits_for_host, issue 26-4):
+    # the wait is not the step's time. The game keeps only the current clock, so a past
+    # waiting step's window runs until the step ended (see below).
+    waited: list[bool] = [script.clock_waits_for_host(state)]
     for created_at, payload in game.active_actions().values_list("created_at", "payload"):
         if isinstance(payload, dict) and payload.get("do") == "expect":
             continue
@@ -115,6 +120,7 @@ def step_spans(game: Game) -> list[core.StepSpan]:
             spans[-1] = dataclasses.replace(last, closed_by=payload if isinstance(payload, dict) else None)
             spans.append(span)
             pauses.append([])
+            waited.append(script.clock_waits_for_host(state))
         else:
             # The same step goes on (a wink, a foul): its clock is not restarted, but who
             # is at the table and the winks are the latest.
@@ -122,6 +128,20 @@ def step_spans(game: Game) -> list[core.StepSpan]:
     end_pause(None)
     if game.timeout_since is not None:
         pauses[-1].append((game.timeout_since, None))  # D8: all clocks stop while it runs
+    for i, span in enumerate(spans):
+        if not waited[i]:
+            continue
+        if i + 1 < len(spans):
+            pauses[i].append((span.opened_at, spans[i + 1].opened_at))  # in time until the host moved on
+        elif span.key == game.clock_key:
+            if game.clock_started_at is None:
+                pauses[i].append((span.opened_at, None))  # still waiting for the host's Space
+            else:
+                # The clock has run `clock_elapsed_ms` before its latest start: it has been
+                # stopped since the step opened for all the rest (the wait, a host's pause).
+                ran_from = game.clock_started_at - timedelta(milliseconds=game.clock_elapsed_ms)
+                if ran_from > span.opened_at:
+                    pauses[i].append((span.opened_at, ran_from))
     spans = [dataclasses.replace(span, pauses=tuple(p)) for span, p in zip(spans, pauses, strict=True)]
     last = spans[-1]
     if last.key == game.clock_key and game.clock_duration_ms:

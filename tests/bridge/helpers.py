@@ -21,7 +21,9 @@ def game_at_mafia_shot(host):
         record(game, action, host)
     while game_reading.game_state(game).step != "mafia_shot":
         record(game, {"do": "next"}, host)
-    return game
+    # «В городе ночь» said: the host's Space starts the shot's 15 s (issue 26-4).
+    game.refresh_from_db()
+    return game_services.game_clock_control(game=game, command="start", by=host)
 
 
 def link(game, webhook_url="", proven=True):

@@ -13,7 +13,7 @@ from games import reading as game_reading
 from games import services as game_services
 from games.models import GameAction
 
-from .helpers import game_at_mafia_shot, game_at_voting, link, record, user_id
+from .helpers import ROLES, game_at_mafia_shot, game_at_voting, link, record, user_id
 
 pytestmark = pytest.mark.django_db
 
@@ -414,3 +414,25 @@ def test_a_channel_the_tournaments_organizer_saves_is_proven_and_the_hosts_own_i
     saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=organizer)
     assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("organizer", "organizer", False)
     assert services.game_for_channel(701) == game
+
+
+def test_the_shots_window_opens_with_the_hosts_space_not_with_the_step(host):
+    """Issue 26-4 moved the shot's clock to the host's Space after «В городе ночь»: a shot sent
+    10 s after the Space but 20 s after the step began is in time; 17 s after the Space it is late.
+    While the clock still waits for the Space, nothing is late yet."""
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    for action in (ROLES, {"do": "start"}):
+        record(game, action, host)
+    while game_reading.game_state(game).step != "mafia_shot":
+        record(game, {"do": "next"}, host)
+    link(game)
+    game.refresh_from_db()
+    assert game.clock_started_at is None  # waiting for «В городе ночь»
+    opened = services.step_spans(game)[-1].opened_at
+    waiting = services.receive_dm(message_id=9301, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=40))
+    assert waiting.proposal.status == core.OK
+    Proposal.objects.filter(message_id=9301).delete()
+    type(game).objects.filter(pk=game.pk).update(clock_started_at=opened + timedelta(seconds=10))  # the host's Space
+    on_time = services.receive_dm(message_id=9302, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=20))
+    late = services.receive_dm(message_id=9303, author_id=user_id(7), text="5", sent_at=opened + timedelta(seconds=27))
+    assert (on_time.proposal.status, late.proposal.status) == (core.OK, core.LATE)
