@@ -51,6 +51,7 @@ bench: setup
 
 lint: setup
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy games tournaments players mafia_protocol discord_bridge
 	$(VENV)/bin/lint-imports  # the walls between the parts ([tool.importlinter] in pyproject.toml)
 

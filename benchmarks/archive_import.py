@@ -77,7 +77,15 @@ def multiplied(data: dict, games: int) -> dict:
     """`games` games: the source's rows again and again, every id shifted by a copy's offset."""
     tables = data["tables"]
     out = copy.deepcopy(data)
-    per_game = ("games.gameseat", "games.gameaction", "games.nomination", "games.vote", "games.penalty", "games.nightaction", "games.seatresult")
+    per_game = (
+        "games.gameseat",
+        "games.gameaction",
+        "games.nomination",
+        "games.vote",
+        "games.penalty",
+        "games.nightaction",
+        "games.seatresult",
+    )
     for label in ("games.game", *per_game):
         out["tables"][label] = []
     copies = -(-games // len(tables["games.game"]))
@@ -93,7 +101,9 @@ def multiplied(data: dict, games: int) -> dict:
                 out["tables"][label].append(new)
     keep = {g["id"] for g in out["tables"]["games.game"][:games]}
     for label in ("games.game", *per_game):
-        out["tables"][label] = [r for r in out["tables"][label] if (r["id"] if label == "games.game" else r["game"]) in keep]
+        out["tables"][label] = [
+            r for r in out["tables"][label] if (r["id"] if label == "games.game" else r["game"]) in keep
+        ]
     return out
 
 
@@ -132,8 +142,12 @@ def main() -> None:
     replayed = replay_import(data, args.replay_games)
     naive = time.perf_counter() - started
     bulk_ms, naive_ms = bulk * 1000 / actions, naive * 1000 / replayed
-    print(f"bulk:   {args.games} games, {actions} actions in {bulk:.2f} s = {bulk_ms:.3f} ms an action (ratings rebuilt, logs read by today's rules)")
-    print(f"replay: {args.replay_games} games, {replayed} actions in {naive:.2f} s = {naive_ms:.3f} ms an action (the earlier design)")
+    print(
+        f"bulk:   {args.games} games, {actions} actions in {bulk:.2f} s = {bulk_ms:.3f} ms an action (ratings rebuilt, logs read by today's rules)"
+    )
+    print(
+        f"replay: {args.replay_games} games, {replayed} actions in {naive:.2f} s = {naive_ms:.3f} ms an action (the earlier design)"
+    )
     print(f"ratio:  {naive_ms / bulk_ms:.1f}x faster (aim >= 10x)")
 
 

@@ -129,7 +129,16 @@ class Daphne:
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
-            [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "--websocket_timeout", "-1", "mafia_protocol.asgi:application"],
+            [
+                str(DAPHNE),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "--websocket_timeout",
+                "-1",
+                "mafia_protocol.asgi:application",
+            ],
             cwd=ROOT,
             env=self.env,
             stdout=self.log.open("ab"),
@@ -174,8 +183,15 @@ class Host:
 
     def login(self) -> None:
         self.opener.open(self.base + "/accounts/login/", timeout=30).read()
-        data = urllib.parse.urlencode({"username": "benchhost", "password": "bench-pass-123", "csrfmiddlewaretoken": self.csrf()}).encode()
-        self.opener.open(urllib.request.Request(self.base + "/accounts/login/", data=data, headers={"Referer": self.base + "/accounts/login/"}), timeout=30).read()
+        data = urllib.parse.urlencode(
+            {"username": "benchhost", "password": "bench-pass-123", "csrfmiddlewaretoken": self.csrf()}
+        ).encode()
+        self.opener.open(
+            urllib.request.Request(
+                self.base + "/accounts/login/", data=data, headers={"Referer": self.base + "/accounts/login/"}
+            ),
+            timeout=30,
+        ).read()
 
     def post(self, path: str, fields: dict[str, str]) -> int:
         req = urllib.request.Request(
@@ -245,7 +261,14 @@ async def _worker_main(conn: Any, ports: list[int], game: int, offset: int) -> N
         for attempt in range(6):
             try:
                 async with sem:
-                    ws = await connect(uri, origin=f"http://127.0.0.1:{port}", compression=None, open_timeout=60, ping_interval=None, max_queue=None)
+                    ws = await connect(
+                        uri,
+                        origin=f"http://127.0.0.1:{port}",
+                        compression=None,
+                        open_timeout=60,
+                        ping_interval=None,
+                        max_queue=None,
+                    )
                 break
             except Exception:
                 await asyncio.sleep(0.5 * (attempt + 1))
@@ -378,7 +401,9 @@ def run_config(label: str, servers: list[Daphne], game: int, n: int, rate: float
             for s, t in posted.items():
                 times = sorted(received.get(s, []))
                 if times:
-                    f.write(f"{t:.6f} post seq={s} first={times[0]:.6f} median={times[len(times)//2]:.6f} last={times[-1]:.6f}\n")
+                    f.write(
+                        f"{t:.6f} post seq={s} first={times[0]:.6f} median={times[len(times) // 2]:.6f} last={times[-1]:.6f}\n"
+                    )
     for s, t in posted.items():
         times = received.get(s, [])
         result.latencies_ms.extend((x - t) * 1000 for x in times)
@@ -392,7 +417,9 @@ def run_config(label: str, servers: list[Daphne], game: int, n: int, rate: float
     return result
 
 
-def run(label: str, envs: list[dict[str, str]], tmp: Path, game: int, n: int, args: argparse.Namespace, fanout: str) -> Result:
+def run(
+    label: str, envs: list[dict[str, str]], tmp: Path, game: int, n: int, args: argparse.Namespace, fanout: str
+) -> Result:
     servers = [Daphne(env, tmp / f"{label.replace(' ', '_')}_{i}.log") for i, env in enumerate(envs)]
     try:
         for s in servers:
@@ -450,14 +477,24 @@ def main() -> int:
         }
     )
     (tmp / "bench_core_layer_settings.py").write_text(CORE_LAYER_SETTINGS)
-    out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))], cwd=ROOT, env=base, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))],
+        cwd=ROOT,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if out.returncode:
         print(out.stderr[-3000:], file=sys.stderr)
         return 1
     game = json.loads(out.stdout.strip().splitlines()[-1])["game"]
     modes = [m for m in args.modes.split(",") if m]
     counts = [int(c) for c in args.counts.split(",") if c]
-    print(f"board fan-out: {os.cpu_count()} CPUs, {args.rate:g} host actions/s, {args.updates} per configuration, game {game}", flush=True)
+    print(
+        f"board fan-out: {os.cpu_count()} CPUs, {args.rate:g} host actions/s, {args.updates} per configuration, game {game}",
+        flush=True,
+    )
 
     results: dict[tuple[str, int], Result] = {}
     print("\n== one daphne, in-memory channel layer", flush=True)
@@ -475,7 +512,13 @@ def main() -> int:
             n = args.redis_count
             configs = [(f"pubsub-{m}", f"2 procs, RedisPubSub, {m}", {"BOARD_FANOUT": m}) for m in modes]
             if "hub" in modes:
-                configs.append(("core-hub", "2 procs, RedisChannelLayer, hub", {"BOARD_FANOUT": "hub", "DJANGO_SETTINGS_MODULE": "bench_core_layer_settings"}))
+                configs.append(
+                    (
+                        "core-hub",
+                        "2 procs, RedisChannelLayer, hub",
+                        {"BOARD_FANOUT": "hub", "DJANGO_SETTINGS_MODULE": "bench_core_layer_settings"},
+                    )
+                )
             for key, label, extra in configs:
                 env = {**base, "REDIS_URL": "redis://127.0.0.1:6379/0", **extra}
                 r = run(label, [env, env], tmp, game, n, args, extra["BOARD_FANOUT"])

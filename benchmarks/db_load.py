@@ -123,8 +123,16 @@ def prepare(dbname: str) -> dict[str, int]:
     """A fresh database with a running game, its host and linked players."""
     fresh_database(dbname)
     if not (STATIC_ROOT / "staticfiles.json").exists():
-        subprocess.run([str(PYTHON), "manage.py", "collectstatic", "--noinput", "--verbosity", "0"], cwd=ROOT, env=base_env(dbname), check=True, timeout=600)
-    out = subprocess.run([str(PYTHON), "-c", SETUP], cwd=ROOT, env=base_env(dbname), capture_output=True, text=True, timeout=300)
+        subprocess.run(
+            [str(PYTHON), "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+            cwd=ROOT,
+            env=base_env(dbname),
+            check=True,
+            timeout=600,
+        )
+    out = subprocess.run(
+        [str(PYTHON), "-c", SETUP], cwd=ROOT, env=base_env(dbname), capture_output=True, text=True, timeout=300
+    )
     if out.returncode:
         raise RuntimeError(out.stderr[-3000:])
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -147,7 +155,9 @@ class Load:
 
     @property
     def errors(self) -> int:
-        return sum(n for s, n in self.statuses.items() if s != 200) + sum(n for s, n in self.host_statuses.items() if s != 200)
+        return sum(n for s, n in self.statuses.items() if s != 200) + sum(
+            n for s, n in self.host_statuses.items() if s != 200
+        )
 
     def percentile(self, q: float) -> float:
         ordered = sorted(self.latencies)
@@ -182,8 +192,15 @@ class HostSession:
 
     def login(self) -> None:
         self.opener.open(self.base + "/accounts/login/", timeout=30).read()
-        data = urllib.parse.urlencode({"username": "loadhost", "password": "load-pass-123", "csrfmiddlewaretoken": self.csrf()}).encode()
-        self.opener.open(urllib.request.Request(self.base + "/accounts/login/", data=data, headers={"Referer": self.base + "/accounts/login/"}), timeout=30).read()
+        data = urllib.parse.urlencode(
+            {"username": "loadhost", "password": "load-pass-123", "csrfmiddlewaretoken": self.csrf()}
+        ).encode()
+        self.opener.open(
+            urllib.request.Request(
+                self.base + "/accounts/login/", data=data, headers={"Referer": self.base + "/accounts/login/"}
+            ),
+            timeout=30,
+        ).read()
 
     def post(self, path: str, fields: dict[str, str]) -> int:
         req = urllib.request.Request(
@@ -201,7 +218,17 @@ class HostSession:
             return 0
 
 
-def run_load(*, label: str, env: dict[str, str], dbname: str, setup: dict[str, int], workers: int, readers: int, seconds: float, log_dir: Path) -> Load:
+def run_load(
+    *,
+    label: str,
+    env: dict[str, str],
+    dbname: str,
+    setup: dict[str, int],
+    workers: int,
+    readers: int,
+    seconds: float,
+    log_dir: Path,
+) -> Load:
     """Start `workers` daphne processes with `env`, load them for `seconds`, stop them."""
     servers = [Daphne(env, log_dir / f"{label}-{workers}-{i}.log") for i in range(workers)]
     game, player = setup["game"], setup["player"]
@@ -231,7 +258,9 @@ def run_load(*, label: str, env: dict[str, str], dbname: str, setup: dict[str, i
             n = 0
             while not stop.is_set():
                 if n % 2 == 0:
-                    status = host.post(f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq)})
+                    status = host.post(
+                        f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq)}
+                    )
                 else:
                     status = host.post(f"/games/{game}/undo/", {"expected_seq": str(seq)})
                 with result.lock:
@@ -283,24 +312,41 @@ def main() -> int:
     log_dir.mkdir(parents=True, exist_ok=True)
     try:
         setup = prepare(dbname)
-        print(f"{args.readers} readers (board, ratings, player page) + a host clicking, {args.seconds:.0f} s each, PostgreSQL max_connections 100, load {os.getloadavg()[0]:.1f}:")
-        print(f"  {'setting':<14} {'workers':>7} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'non-200':>8} {'host non-200':>13} {'max conns':>10}")
+        print(
+            f"{args.readers} readers (board, ratings, player page) + a host clicking, {args.seconds:.0f} s each, PostgreSQL max_connections 100, load {os.getloadavg()[0]:.1f}:"
+        )
+        print(
+            f"  {'setting':<14} {'workers':>7} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} {'non-200':>8} {'host non-200':>13} {'max conns':>10}"
+        )
         rows: dict[tuple[str, int], Load] = {}
         for workers in args.workers:
             for label in args.settings:
                 env = {**base_env(dbname), **SETTINGS[label]}
-                r = run_load(label=label, env=env, dbname=dbname, setup=setup, workers=workers, readers=args.readers, seconds=args.seconds, log_dir=log_dir)
+                r = run_load(
+                    label=label,
+                    env=env,
+                    dbname=dbname,
+                    setup=setup,
+                    workers=workers,
+                    readers=args.readers,
+                    seconds=args.seconds,
+                    log_dir=log_dir,
+                )
                 rows[(label, workers)] = r
                 # The host's seq moved: read it back for the next run.
                 setup = {**setup, "seq": current_seq(dbname, setup["game"])}
                 host_bad = sum(n for s, n in r.host_statuses.items() if s != 200)
                 reader_bad = sum(n for s, n in r.statuses.items() if s != 200)
-                print(f"  {label:<14} {workers:>7} {r.rps:>7.1f} {r.percentile(0.5):>8.1f} {r.percentile(0.99):>8.1f} {reader_bad:>8} {host_bad:>13} {r.max_connections:>10}")
+                print(
+                    f"  {label:<14} {workers:>7} {r.rps:>7.1f} {r.percentile(0.5):>8.1f} {r.percentile(0.99):>8.1f} {reader_bad:>8} {host_bad:>13} {r.max_connections:>10}"
+                )
         for workers in args.workers:
             old = rows.get(("persistent-60", workers))
             new = rows.get(("pool", workers))
             if old and new and old.rps:
-                print(f"  {workers} worker(s): pool / persistent-60 throughput {new.rps / old.rps:.2f}x, p99 {new.percentile(0.99) / max(old.percentile(0.99), 0.001):.2f}x")
+                print(
+                    f"  {workers} worker(s): pool / persistent-60 throughput {new.rps / old.rps:.2f}x, p99 {new.percentile(0.99) / max(old.percentile(0.99), 0.001):.2f}x"
+                )
     finally:
         drop_database(dbname)
     return 0

@@ -83,8 +83,20 @@ def finished_states(n: int, rng: random.Random) -> list[GameState]:
 
 def store_game(host: object, state: GameState, names: list[str], ids: list[int | None], at: object) -> Game:
     public = state.public_dict()
-    game = Game.objects.create(host=host, title="bench", status=GameStatus.FINISHED, winner=public["winner"] or "", ppk=public["ppk"] or "", finished_at=at, rated=True, public_state={})
-    GameSeat.objects.bulk_create(GameSeat(game=game, seat_no=i, nickname=names[i - 1], role=state.roles.get(i, "civilian"), player_id=ids[i - 1]) for i in range(1, 11))
+    game = Game.objects.create(
+        host=host,
+        title="bench",
+        status=GameStatus.FINISHED,
+        winner=public["winner"] or "",
+        ppk=public["ppk"] or "",
+        finished_at=at,
+        rated=True,
+        public_state={},
+    )
+    GameSeat.objects.bulk_create(
+        GameSeat(game=game, seat_no=i, nickname=names[i - 1], role=state.roles.get(i, "civilian"), player_id=ids[i - 1])
+        for i in range(1, 11)
+    )
     state.players = names
     _write_results(game, state)
     return game
@@ -116,7 +128,9 @@ def run(args: argparse.Namespace) -> None:
     rng = random.Random(28)
     states = finished_states(200, rng)
     host = get_user_model().objects.create_user(username="bench-host", password="x" * 12)
-    Player.objects.bulk_create([Player(nickname=f"P{i:05d}", key=f"р{i:05d}") for i in range(args.players)], batch_size=5000)
+    Player.objects.bulk_create(
+        [Player(nickname=f"P{i:05d}", key=f"р{i:05d}") for i in range(args.players)], batch_size=5000
+    )
     pids = list(Player.objects.order_by("pk").values_list("pk", flat=True))
     start = timezone.now() - timedelta(days=365)
     positions = {"first": 0, "middle": args.games // 2, "newest": args.games - 1}
@@ -138,7 +152,9 @@ def run(args: argparse.Namespace) -> None:
                 pending[where] = (GameSeat.objects.get(game=game, seat_no=10).pk, real)  # type: ignore[assignment]
     results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")
     book.recompute()
-    print(f"{connection.vendor}: {args.games} finished counted games among {args.players} players; one seat left undecided in the first, the middle and the newest game")
+    print(
+        f"{connection.vendor}: {args.games} finished counted games among {args.players} players; one seat left undecided in the first, the middle and the newest game"
+    )
 
     def decide(where: str) -> Callable[[], None]:
         seat_pk, player_pk = pending[where]
@@ -154,16 +170,22 @@ def run(args: argparse.Namespace) -> None:
     figures = {}
     for where in ("newest", "middle", "first"):
         figures[where] = timed(decide(where), args.repeat)
-    print(f"full recompute (what each decision would cost without incremental rows): best {rb * 1000:.0f} ms, median {rm * 1000:.0f} ms [cpu {rc * 1000:.0f} ms]")
+    print(
+        f"full recompute (what each decision would cost without incremental rows): best {rb * 1000:.0f} ms, median {rm * 1000:.0f} ms [cpu {rc * 1000:.0f} ms]"
+    )
     for where, (b, m, c) in figures.items():
         later = args.games - 1 - positions[where]
-        print(f"decision on a seat of the {where} game ({later} later games played again): best {b * 1000:.1f} ms, median {m * 1000:.1f} ms [cpu {c * 1000:.1f} ms] — recompute ÷ decision = {rm / m:.1f}×")
+        print(
+            f"decision on a seat of the {where} game ({later} later games played again): best {b * 1000:.1f} ms, median {m * 1000:.1f} ms [cpu {c * 1000:.1f} ms] — recompute ÷ decision = {rm / m:.1f}×"
+        )
     # Same numbers as a recompute.
     seat_pk, player_pk = pending["middle"]
     decisions.decide(kind="seat", pk=seat_pk, player=Player.objects.get(pk=player_pk))
     after = sorted(PlayerStats.objects.values_list("player_id", "rating", "games", "rated_games"))
     book.recompute()
-    assert sorted(PlayerStats.objects.values_list("player_id", "rating", "games", "rated_games")) == after, "decision != recompute"
+    assert sorted(PlayerStats.objects.values_list("player_id", "rating", "games", "rated_games")) == after, (
+        "decision != recompute"
+    )
     print("check: after a decision the stored totals equal a recompute")
 
 

@@ -79,8 +79,18 @@ def make_games(n: int) -> list[int]:
     ids = []
     for i in range(n):
         src, actions = templates[i % len(templates)]
-        game = Game.objects.create(host=host, title=f"bench {i + 1}", status=src.status, winner=src.winner, ppk=src.ppk, seq=src.seq, public_state=src.public_state)
-        GameAction.objects.bulk_create([GameAction(game=game, seq=seq, payload=payload, created_by=host) for seq, payload in actions])
+        game = Game.objects.create(
+            host=host,
+            title=f"bench {i + 1}",
+            status=src.status,
+            winner=src.winner,
+            ppk=src.ppk,
+            seq=src.seq,
+            public_state=src.public_state,
+        )
+        GameAction.objects.bulk_create(
+            [GameAction(game=game, seq=seq, payload=payload, created_by=host) for seq, payload in actions]
+        )
         ids.append(game.pk)
     return ids
 
@@ -158,9 +168,13 @@ def main() -> None:
     print(f"[{label}] {len(ids)} protocols + detail sheets: {fmt(full)}")
 
     protocols = exports.collect_protocols(ids, journal=False)
-    ours = timed(lambda: exports.workbook_bytes(exports.build_games_workbook(protocols, "ru", details=False)), args.repeat)
+    ours = timed(
+        lambda: exports.workbook_bytes(exports.build_games_workbook(protocols, "ru", details=False)), args.repeat
+    )
     plain = timed(lambda: plain_openpyxl(protocols), max(2, args.repeat // 2))
-    print(f"[{label}] the {len(ids)} sheets alone (data prepared), cpu: shared styles {ours[2] * 1000:7.1f} ms  vs plain openpyxl {plain[2] * 1000:7.1f} ms  (x{plain[2] / ours[2]:.2f})")
+    print(
+        f"[{label}] the {len(ids)} sheets alone (data prepared), cpu: shared styles {ours[2] * 1000:7.1f} ms  vs plain openpyxl {plain[2] * 1000:7.1f} ms  (x{plain[2] / ours[2]:.2f})"
+    )
 
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()
@@ -168,11 +182,17 @@ def main() -> None:
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     rss_growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before
-    print(f"[{label}] {len(ids)} protocols, peak memory:  Python heap {peak / 2**20:.1f} MiB, max RSS growth {rss_growth / 1024:.1f} MiB")
+    print(
+        f"[{label}] {len(ids)} protocols, peak memory:  Python heap {peak / 2**20:.1f} MiB, max RSS growth {rss_growth / 1024:.1f} MiB"
+    )
 
     if not args.child and not args.no_lxml_compare and openpyxl.LXML:
         env = dict(os.environ, OPENPYXL_LXML="False")
-        subprocess.run([sys.executable, __file__, "--child", "--games", str(args.games), "--repeat", str(args.repeat)], env=env, check=True)
+        subprocess.run(
+            [sys.executable, __file__, "--child", "--games", str(args.games), "--repeat", str(args.repeat)],
+            env=env,
+            check=True,
+        )
 
 
 if __name__ == "__main__":

@@ -118,7 +118,12 @@ def main() -> None:
     from games.console import views
 
     real_publish = publish.publish_game_changed
-    series: dict[str, list[float]] = {"whole view": [], "service, no broadcast": [], "broadcast receivers": [], "console fragment": []}
+    series: dict[str, list[float]] = {
+        "whole view": [],
+        "service, no broadcast": [],
+        "broadcast receivers": [],
+        "console fragment": [],
+    }
     lengths: list[int] = []
     for round_no in range(1 + args.rounds):
         warm = round_no == 0  # imports, template compilation: not measured
@@ -128,7 +133,9 @@ def main() -> None:
             for action in actions[1:]:
                 seq = game.seq
                 t0 = time.perf_counter()
-                r = client.post(f"/games/{game.pk}/act/", {"expected_seq": seq, **action_to_post(action)}, HTTP_HX_REQUEST="true")
+                r = client.post(
+                    f"/games/{game.pk}/act/", {"expected_seq": seq, **action_to_post(action)}, HTTP_HX_REQUEST="true"
+                )
                 t1 = time.perf_counter()
                 if r.status_code != 200:
                     raise SystemExit(f"{name}: {action} refused: {r.status_code} {r.content[:300]!r}")
@@ -155,12 +162,18 @@ def main() -> None:
 
     view_ms = series["whole view"]
     print("host actions through POST /games/<id>/act/ (SQLite WAL, in-process test client, DEBUG off)")
-    print(f"games: {len(games)} × {args.rounds} rounds, {len(view_ms)} actions (game length {min(lengths)}–{max(lengths)}); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"games: {len(games)} × {args.rounds} rounds, {len(view_ms)} actions (game length {min(lengths)}–{max(lengths)}); load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     print(f"{'ms':>24} {'p50':>8} {'p90':>8} {'p99':>8} {'max':>8} {'mean':>8}")
     for label, values in series.items():
-        print(f"{label:>24} {pct(values, 50):8.2f} {pct(values, 90):8.2f} {pct(values, 99):8.2f} {max(values):8.2f} {statistics.fmean(values):8.2f}")
+        print(
+            f"{label:>24} {pct(values, 50):8.2f} {pct(values, 90):8.2f} {pct(values, 99):8.2f} {max(values):8.2f} {statistics.fmean(values):8.2f}"
+        )
     p50, p99 = pct(view_ms, 50), pct(view_ms, 99)
-    print(f"aim p50 ≤ 10 ms: {'yes' if p50 <= 10 else 'NO'} ({p50:.2f}); aim p99 ≤ 50 ms: {'yes' if p99 <= 50 else 'NO'} ({p99:.2f})")
+    print(
+        f"aim p50 ≤ 10 ms: {'yes' if p50 <= 10 else 'NO'} ({p50:.2f}); aim p99 ≤ 50 ms: {'yes' if p99 <= 50 else 'NO'} ({p99:.2f})"
+    )
 
 
 if __name__ == "__main__":

@@ -40,7 +40,9 @@ def spectator(port: int, game: int, stop: threading.Event) -> None:
     import websockets.exceptions
 
     async def run() -> None:
-        async with websockets.connect(f"ws://127.0.0.1:{port}/ws/games/{game}/board/", origin=f"http://127.0.0.1:{port}") as ws:
+        async with websockets.connect(
+            f"ws://127.0.0.1:{port}/ws/games/{game}/board/", origin=f"http://127.0.0.1:{port}"
+        ) as ws:
             while not stop.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(ws.recv(), 0.5)
@@ -72,7 +74,14 @@ def main() -> int:
             "LOG_LEVEL": "ERROR",
         }
     )
-    out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))], cwd=ROOT, env=base, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))],
+        cwd=ROOT,
+        env=base,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if out.returncode:
         print(out.stderr[-3000:], file=sys.stderr)
         return 1
@@ -112,7 +121,9 @@ def main() -> int:
                 return 1
             seq += 1
             time.sleep(0.02)
-        print(f"host POST /act/ and /undo/ through daphne (SQLite WAL, one spectator per server), {args.actions} each, load {os.getloadavg()[0]:.1f}:")
+        print(
+            f"host POST /act/ and /undo/ through daphne (SQLite WAL, one spectator per server), {args.actions} each, load {os.getloadavg()[0]:.1f}:"
+        )
         for label, values in times.items():
             print(f"  {label:<36} p50 {percentile(values, 0.5):6.2f} ms   p99 {percentile(values, 0.99):6.2f} ms")
         a, b = (percentile(v, 0.5) for v in times.values())

@@ -72,7 +72,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--extra-players", type=int, default=6000, help="registered players without games")
     parser.add_argument("--distinct", type=int, default=300, help="distinct random logs, reused with other players")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--fresh", action="store_true", help="generate the games again (else the cached database is reused)")
+    parser.add_argument(
+        "--fresh", action="store_true", help="generate the games again (else the cached database is reused)"
+    )
     return parser.parse_args()
 
 
@@ -90,7 +92,9 @@ if POSTGRES_URL:
     CACHE_EXISTS = pg_exists(POSTGRES_URL, CACHE_DB)
     os.environ["DATABASE_URL"] = f"{_base[0]}/{RUN_DB if CACHE_EXISTS and not ARGS.fresh else CACHE_DB}"
     if CACHE_EXISTS and not ARGS.fresh:
-        pg_admin(POSTGRES_URL, f'DROP DATABASE IF EXISTS "{RUN_DB}"', f'CREATE DATABASE "{RUN_DB}" TEMPLATE "{CACHE_DB}"')
+        pg_admin(
+            POSTGRES_URL, f'DROP DATABASE IF EXISTS "{RUN_DB}"', f'CREATE DATABASE "{RUN_DB}" TEMPLATE "{CACHE_DB}"'
+        )
     elif CACHE_EXISTS:
         pg_admin(POSTGRES_URL, f'DROP DATABASE IF EXISTS "{CACHE_DB}"')
         CACHE_EXISTS = False
@@ -115,7 +119,10 @@ import django  # noqa: E402
 
 django.setup()
 # Pages render without a collectstatic manifest (DEBUG off still picks the manifest storage).
-django.conf.settings.STORAGES = {**django.conf.settings.STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+django.conf.settings.STORAGES = {
+    **django.conf.settings.STORAGES,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
 
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
@@ -165,16 +172,39 @@ def finished_logs(n: int, rng: random.Random) -> list[tuple[list[dict[str, objec
 def store_game(host: object, state: GameState, names: list[str], ids: list[int], at: object) -> Game:
     """One finished game's rows as the services leave them (seats, result rows, checks)."""
     public = state.public_dict()
-    game = Game.objects.create(host=host, title="bench", status=GameStatus.FINISHED, winner=public["winner"] or "", ppk=public["ppk"] or "", finished_at=at, rated=True, public_state={})
-    GameSeat.objects.bulk_create(GameSeat(game=game, seat_no=i, nickname=names[i - 1], role=state.roles.get(i, "civilian"), player_id=ids[i - 1]) for i in range(1, 11))
+    game = Game.objects.create(
+        host=host,
+        title="bench",
+        status=GameStatus.FINISHED,
+        winner=public["winner"] or "",
+        ppk=public["ppk"] or "",
+        finished_at=at,
+        rated=True,
+        public_state={},
+    )
+    GameSeat.objects.bulk_create(
+        GameSeat(game=game, seat_no=i, nickname=names[i - 1], role=state.roles.get(i, "civilian"), player_id=ids[i - 1])
+        for i in range(1, 11)
+    )
     state.players = names  # the result rows carry the seat's nickname
     _write_results(game, state)
     captains = {role: seat for seat, role in state.roles.items() if role in ("sheriff", "don")}
     checks = list(state.record.checks)
     # Each check with the host action that recorded it (a projection row points at its action).
-    actions = GameAction.objects.bulk_create(GameAction(game=game, seq=n, payload={"do": f"{c['by']}_check", "target": c["target"]}) for n, c in enumerate(checks, start=1))
+    actions = GameAction.objects.bulk_create(
+        GameAction(game=game, seq=n, payload={"do": f"{c['by']}_check", "target": c["target"]})
+        for n, c in enumerate(checks, start=1)
+    )
     NightAction.objects.bulk_create(
-        NightAction(game=game, action=a, night=c["night"], kind=f"{c['by']}_check", actor_seat=captains.get(c["by"]), target_seat=c["target"], result=("sheriff" if c["result"] else "not_sheriff") if c["by"] == "don" else str(c["result"]))
+        NightAction(
+            game=game,
+            action=a,
+            night=c["night"],
+            kind=f"{c['by']}_check",
+            actor_seat=captains.get(c["by"]),
+            target_seat=c["target"],
+            result=("sheriff" if c["result"] else "not_sheriff") if c["by"] == "don" else str(c["result"]),
+        )
         for c, a in zip(checks, actions, strict=True)
     )
     return game
@@ -189,7 +219,9 @@ def strengths(n: int) -> list[float]:
 def _prepped(model: Any, rows: list[tuple[Any, ...]]) -> tuple[list[str], list[list[Any]]]:
     """Rows of `model` (values in field order) in database form, with their column names."""
     fields = list(model._meta.concrete_fields)
-    out = [[f.get_db_prep_value(v, connection, prepared=False) for f, v in zip(fields, row, strict=True)] for row in rows]
+    out = [
+        [f.get_db_prep_value(v, connection, prepared=False) for f, v in zip(fields, row, strict=True)] for row in rows
+    ]
     return [f.column for f in fields], out
 
 
@@ -200,7 +232,9 @@ def _insert_rows(model: Any, columns: list[str], rows: list[Sequence[Any]]) -> N
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             # COPY: executemany of a million rows took half an hour on the loaded machine.
-            with cursor.cursor.copy(f"COPY {q(model._meta.db_table)} ({', '.join(q(c) for c in columns)}) FROM STDIN") as copy:
+            with cursor.cursor.copy(
+                f"COPY {q(model._meta.db_table)} ({', '.join(q(c) for c in columns)}) FROM STDIN"
+            ) as copy:
                 for row in rows:
                     copy.write_row(row)
             return
@@ -221,7 +255,9 @@ def generate(args: argparse.Namespace) -> None:
     logs = finished_logs(args.distinct, rng)
     host = get_user_model().objects.create_user(username="bench-host", password="x" * 12)
     total_players = args.players + args.extra_players
-    Player.objects.bulk_create([Player(nickname=f"P{i:05d}", key=f"p{i:05d}") for i in range(total_players)], batch_size=5000)
+    Player.objects.bulk_create(
+        [Player(nickname=f"P{i:05d}", key=f"p{i:05d}") for i in range(total_players)], batch_size=5000
+    )
     pids = list(Player.objects.order_by("pk").values_list("pk", flat=True))[: args.players]
     power = dict(zip(pids, strengths(args.players), strict=True))
     span = timedelta(days=730)  # two years: seasons and months to choose from
@@ -232,9 +268,18 @@ def generate(args: argparse.Namespace) -> None:
     # The result-row hook is not connected while building: the stored rows come from the recompute.
     results_changed.disconnect(dispatch_uid="players.book.on_results_changed")
     with transaction.atomic():
-        templates = [store_game(host, state.copy(), [f"P{p:05d}" for p in pids[:10]], pids[:10], start) for _log, state in logs]
+        templates = [
+            store_game(host, state.copy(), [f"P{p:05d}" for p in pids[:10]], pids[:10], start) for _log, state in logs
+        ]
         tids = [g.pk for g in templates]
-        g_cols, g_rows = _prepped(Game, list(Game.objects.filter(pk__in=tids).order_by("pk").values_list(*[f.attname for f in Game._meta.concrete_fields])))
+        g_cols, g_rows = _prepped(
+            Game,
+            list(
+                Game.objects.filter(pk__in=tids)
+                .order_by("pk")
+                .values_list(*[f.attname for f in Game._meta.concrete_fields])
+            ),
+        )
         r_fields = [f.attname for f in SeatResult._meta.concrete_fields if not f.primary_key]
         a_fields = [f.attname for f in GameAction._meta.concrete_fields]
         n_fields = [f.attname for f in NightAction._meta.concrete_fields if not f.primary_key]
@@ -247,9 +292,27 @@ def generate(args: argparse.Namespace) -> None:
                 "red_score": red_score(g.winner, g.ppk),
                 "teams": [r[r_fields.index("team")] for r in results],
                 "roles": [r[r_fields.index("role")] for r in results],
-                "results": [[f.get_db_prep_value(v, connection, prepared=False) for f, v in zip([SeatResult._meta.get_field(n) for n in r_fields], r, strict=True)] for r in results],
-                "actions": [[f.get_db_prep_value(v, connection, prepared=False) for f, v in zip(GameAction._meta.concrete_fields, r, strict=True)] for r in GameAction.objects.filter(game_id=gid).order_by("pk").values_list(*a_fields)],
-                "checks": [[f.get_db_prep_value(v, connection, prepared=False) for f, v in zip([NightAction._meta.get_field(n) for n in n_fields], r, strict=True)] for r in NightAction.objects.filter(game_id=gid).values_list(*n_fields)],
+                "results": [
+                    [
+                        f.get_db_prep_value(v, connection, prepared=False)
+                        for f, v in zip([SeatResult._meta.get_field(n) for n in r_fields], r, strict=True)
+                    ]
+                    for r in results
+                ],
+                "actions": [
+                    [
+                        f.get_db_prep_value(v, connection, prepared=False)
+                        for f, v in zip(GameAction._meta.concrete_fields, r, strict=True)
+                    ]
+                    for r in GameAction.objects.filter(game_id=gid).order_by("pk").values_list(*a_fields)
+                ],
+                "checks": [
+                    [
+                        f.get_db_prep_value(v, connection, prepared=False)
+                        for f, v in zip([NightAction._meta.get_field(n) for n in n_fields], r, strict=True)
+                    ]
+                    for r in NightAction.objects.filter(game_id=gid).values_list(*n_fields)
+                ],
             }
         by_score: dict[float, list[int]] = {}
         for gid, t in per.items():
@@ -291,9 +354,17 @@ def generate(args: argparse.Namespace) -> None:
             gid = next_game + n
             at = _db_datetime(start + step * (n + 1))
             row = list(t["game"])
-            row[gi["id"]], row[gi["finished_at"]], row[gi["created_at"]], row[gi["updated_at"]], row[gi["rated"]] = gid, at, at, at, True
+            row[gi["id"]], row[gi["finished_at"]], row[gi["created_at"]], row[gi["updated_at"]], row[gi["rated"]] = (
+                gid,
+                at,
+                at,
+                at,
+                True,
+            )
             batches["g"].append(row)
-            for seat_no, (pid, role, result) in enumerate(zip(seat_player, t["roles"], t["results"], strict=True), start=1):
+            for seat_no, (pid, role, result) in enumerate(
+                zip(seat_player, t["roles"], t["results"], strict=True), start=1
+            ):
                 nick = f"P{pid:05d}"
                 batches["s"].append((gid, seat_no, nick, role, pid))
                 r = list(result)
@@ -366,7 +437,9 @@ def print_settle(games: int = 200_000, players: int = 2000) -> None:
     """The table behind players/rating.py UNCERTAINTY and PROVISIONAL_GAMES (pure, no database)."""
     t0 = time.perf_counter()
     table = settle(games, players)
-    print(f"rating error by counted games ({games} simulated games, {players} players, true strengths spread 150; {time.perf_counter() - t0:.1f} s):")
+    print(
+        f"rating error by counted games ({games} simulated games, {players} players, true strengths spread 150; {time.perf_counter() - t0:.1f} s):"
+    )
     print("  games: " + " ".join(f"{n:>5}" for n, _r, _p in table))
     print("  RMS:   " + " ".join(f"{r:5.0f}" for _n, r, _p in table))
     print("  p90:   " + " ".join(f"{p:5.0f}" for _n, _r, p in table))
@@ -383,7 +456,9 @@ def main() -> None:
         generate(args)
         connection.close()
         if POSTGRES_URL:
-            pg_admin(POSTGRES_URL, f'DROP DATABASE IF EXISTS "{RUN_DB}"', f'CREATE DATABASE "{RUN_DB}" TEMPLATE "{CACHE_DB}"')
+            pg_admin(
+                POSTGRES_URL, f'DROP DATABASE IF EXISTS "{RUN_DB}"', f'CREATE DATABASE "{RUN_DB}" TEMPLATE "{CACHE_DB}"'
+            )
             connection.settings_dict["NAME"] = RUN_DB
         else:
             CACHE_FILE.parent.mkdir(parents=True, exist_ok=True)
@@ -391,7 +466,9 @@ def main() -> None:
         print(f"generated and cached in {time.perf_counter() - t0:.0f} s ({CACHE_DB if POSTGRES_URL else CACHE_FILE})")
     else:
         call_command("migrate", verbosity=0)  # a cache made before a new migration gets it
-        print(f"cached games reused ({CACHE_DB if POSTGRES_URL else CACHE_FILE}), copied in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"cached games reused ({CACHE_DB if POSTGRES_URL else CACHE_FILE}), copied in {time.perf_counter() - t0:.1f} s"
+        )
     try:
         run(args)
     finally:
@@ -412,15 +489,21 @@ def run(args: argparse.Namespace) -> None:
     get_user_model().objects.filter(username="bench-host").update(is_superuser=True)
     host = get_user_model().objects.get(username="bench-host")
     pids = list(Player.objects.order_by("pk").values_list("pk", flat=True))[: args.players]
-    print(f"{connection.vendor}: {Game.objects.count()} finished games among {args.players} players (+{args.extra_players} without games)")
+    print(
+        f"{connection.vendor}: {Game.objects.count()} finished games among {args.players} players (+{args.extra_players} without games)"
+    )
 
     # 1. recompute
     rb, rm = timed(book.recompute, max(1, min(3, args.repeat)))
-    print(f"recompute_ratings (all statistics and ratings, DB writes included): best {rb:.2f} s, median {rm:.2f} s  (aim ≤ 10 s at 100,000 games) [cpu {CPU[-1]:.2f} s]")
+    print(
+        f"recompute_ratings (all statistics and ratings, DB writes included): best {rb:.2f} s, median {rm:.2f} s  (aim ≤ 10 s at 100,000 games) [cpu {CPU[-1]:.2f} s]"
+    )
     facts_games = list(Game.objects.filter(status=GameStatus.FINISHED).order_by("finished_at", "pk"))
     counted = [f.counted_game() for f in book._facts(facts_games)]
     pb, _pm = timed(lambda: Book().play_all(counted), max(1, min(3, args.repeat)))
-    print(f"  the rating arithmetic alone over the same games (pure, in memory): {pb:.2f} s — the rest is reading result rows and writing the stored rows")
+    print(
+        f"  the rating arithmetic alone over the same games (pure, in memory): {pb:.2f} s — the rest is reading result rows and writing the stored rows"
+    )
 
     # 2. leaderboard
     client = Client()
@@ -428,8 +511,12 @@ def run(args: argparse.Namespace) -> None:
     qb, qm = timed(lambda: leaderboard.leaderboard(leaderboard.Filters()), args.repeat)
     nb, nm = timed(lambda: leaderboard.naive_leaderboard(), max(1, args.repeat // 2))
     pgb, pgm = timed(lambda: client.get("/ratings/"), args.repeat)
-    print(f"leaderboard rows, stored totals: best {qb * 1000:.1f} ms, median {qm * 1000:.1f} ms {CPU[-3] * 1000:.1f} cpu; naive per-request aggregation: best {nb * 1000:.0f} ms, median {nm * 1000:.0f} ms {CPU[-2] * 1000:.1f} cpu → {nb / qb:.1f}×")
-    print(f"leaderboard page /ratings/ (first page, 100 rows rendered): best {pgb * 1000:.1f} ms, median {pgm * 1000:.1f} ms  (aim ≤ 50 ms) {cpu()}")
+    print(
+        f"leaderboard rows, stored totals: best {qb * 1000:.1f} ms, median {qm * 1000:.1f} ms {CPU[-3] * 1000:.1f} cpu; naive per-request aggregation: best {nb * 1000:.0f} ms, median {nm * 1000:.0f} ms {CPU[-2] * 1000:.1f} cpu → {nb / qb:.1f}×"
+    )
+    print(
+        f"leaderboard page /ratings/ (first page, 100 rows rendered): best {pgb * 1000:.1f} ms, median {pgm * 1000:.1f} ms  (aim ≤ 50 ms) {cpu()}"
+    )
     # A season of the last twelve whole months (the month rows), beside the same
     # season bounded one day inside its first month (summed over every game row).
     today = timezone.localdate()
@@ -438,9 +525,16 @@ def run(args: argparse.Namespace) -> None:
     assert client.get(season).status_code == 200
     mb, mm = timed(lambda: client.get(season), args.repeat)
     month_cpu = CPU[-1]
-    sb, sm = timed(lambda: client.get(f"/ratings/?from={first.replace(day=2):%Y-%m-%d}&to={today:%Y-%m-%d}"), max(1, args.repeat // 2))
-    print(f"season leaderboard page, last 12 whole months (month rows): best {mb * 1000:.1f} ms, median {mm * 1000:.1f} ms  (aim ≤ 50 ms) [cpu {month_cpu * 1000:.1f} ms]")
-    print(f"  the same season bounded inside a month (sums over every game row of it): best {sb * 1000:.0f} ms, median {sm * 1000:.0f} ms {cpu()} → {sb / mb:.0f}×")
+    sb, sm = timed(
+        lambda: client.get(f"/ratings/?from={first.replace(day=2):%Y-%m-%d}&to={today:%Y-%m-%d}"),
+        max(1, args.repeat // 2),
+    )
+    print(
+        f"season leaderboard page, last 12 whole months (month rows): best {mb * 1000:.1f} ms, median {mm * 1000:.1f} ms  (aim ≤ 50 ms) [cpu {month_cpu * 1000:.1f} ms]"
+    )
+    print(
+        f"  the same season bounded inside a month (sums over every game row of it): best {sb * 1000:.0f} ms, median {sm * 1000:.0f} ms {cpu()} → {sb / mb:.0f}×"
+    )
 
     # 3. player page
     busiest = PlayerStats.objects.order_by("-games").first()
@@ -452,8 +546,12 @@ def run(args: argparse.Namespace) -> None:
     tb, _tm = timed(lambda: PlayerStats.objects.get(player_id=busiest.player_id), args.repeat)
     nb2, nm2 = timed(lambda: leaderboard.naive_player_totals(busiest.player_id), args.repeat)
     assert leaderboard.naive_player_totals(busiest.player_id) == {n: getattr(busiest, n) for n in leaderboard.COUNTERS}
-    print(f"player page of the busiest player ({busiest.games} games): best {ppb * 1000:.1f} ms, median {ppm * 1000:.1f} ms  (aim ≤ 50 ms) [cpu {page_cpu * 1000:.1f} ms]")
-    print(f"  his totals: stored row {tb * 1000:.2f} ms; naive aggregation of his seats {nb2 * 1000:.1f} ms (median {nm2 * 1000:.1f})  → {nb2 / tb:.0f}×")
+    print(
+        f"player page of the busiest player ({busiest.games} games): best {ppb * 1000:.1f} ms, median {ppm * 1000:.1f} ms  (aim ≤ 50 ms) [cpu {page_cpu * 1000:.1f} ms]"
+    )
+    print(
+        f"  his totals: stored row {tb * 1000:.2f} ms; naive aggregation of his seats {nb2 * 1000:.1f} ms (median {nm2 * 1000:.1f})  → {nb2 / tb:.0f}×"
+    )
 
     # 4. incremental update
     runs = []
@@ -470,11 +568,15 @@ def run(args: argparse.Namespace) -> None:
         runs.append(time.perf_counter() - t0)
         cpus.append(time.process_time() - c0)
     ib, im = min(runs), statistics.median(runs)
-    print(f"incremental update on a game's end: best {ib * 1000:.2f} ms, median {im * 1000:.2f} ms  (aim ≤ 5 ms) [cpu median {statistics.median(cpus) * 1000:.2f} ms]; a full recompute instead: {rb:.2f} s → {rb / im:.0f}×")
+    print(
+        f"incremental update on a game's end: best {ib * 1000:.2f} ms, median {im * 1000:.2f} ms  (aim ≤ 5 ms) [cpu median {statistics.median(cpus) * 1000:.2f} ms]; a full recompute instead: {rb:.2f} s → {rb / im:.0f}×"
+    )
     incremental = stored_snapshot()
     book.recompute()
     assert stored_snapshot() == incremental, "recompute != incremental"
-    print(f"check: recompute equals the incremental result, every stored row ({RatedGame.objects.count()} counted games, {PlayerGame.objects.count()} player-game rows, {PlayerMonth.objects.count()} player-month rows)")
+    print(
+        f"check: recompute equals the incremental result, every stored row ({RatedGame.objects.count()} counted games, {PlayerGame.objects.count()} player-game rows, {PlayerMonth.objects.count()} player-month rows)"
+    )
 
 
 def stored_snapshot() -> list[list[tuple[Any, ...]]]:
@@ -483,9 +585,21 @@ def stored_snapshot() -> list[list[tuple[Any, ...]]]:
 
     return [
         sorted(PlayerStats.objects.values_list("player_id", "rating", "rated_games", *COUNTERS)),
-        sorted(PlayerMonth.objects.values_list("player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS)),
-        sorted(PlayerGame.objects.values_list("player_id", "game_id", "seat_no", "rated", "rating_before", "rating_after", *COUNTERS)),
-        sorted(RatedGame.objects.values_list("game_id", "base_rate", "red_mean", "black_mean", "red_delta", "games_after", "red_score_after")),
+        sorted(
+            PlayerMonth.objects.values_list(
+                "player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS
+            )
+        ),
+        sorted(
+            PlayerGame.objects.values_list(
+                "player_id", "game_id", "seat_no", "rated", "rating_before", "rating_after", *COUNTERS
+            )
+        ),
+        sorted(
+            RatedGame.objects.values_list(
+                "game_id", "base_rate", "red_mean", "black_mean", "red_delta", "games_after", "red_score_after"
+            )
+        ),
     ]
 
 

@@ -31,7 +31,19 @@ SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
 # A host's real protocol carries many small actions (fouls, grey cards, winks,
 # technical pauses) besides the steps; this profile pads a random game with
 # them until it is about 300 actions long.
-LONG_GAME_WEIGHTS = dict(DEFAULT_WEIGHTS, foul=1.5, wink=1.5, tech_pause=1, grey_card=45, nominate=12, disqualify=0.01, remove=0.005, warning=0.05, ppk=0, annul=0)
+LONG_GAME_WEIGHTS = dict(
+    DEFAULT_WEIGHTS,
+    foul=1.5,
+    wink=1.5,
+    tech_pause=1,
+    grey_card=45,
+    nominate=12,
+    disqualify=0.01,
+    remove=0.005,
+    warning=0.05,
+    ppk=0,
+    annul=0,
+)
 
 
 def long_game(target: int = 300) -> list[dict]:
@@ -66,17 +78,25 @@ def main() -> None:
     assert state.status in ("finished", "annulled"), "the benchmark game must be complete"
     t = best_of(game, args.runs)
     print(f"engine: complete game of {len(game)} actions ({state.status}, winner {state.winner}), best of {args.runs}:")
-    print(f"  {t * 1e6 / len(game):.2f} µs per action, {t * 1e3:.3f} ms per game, {t * 1e3 * 300 / len(game):.3f} ms per 300 actions")
+    print(
+        f"  {t * 1e6 / len(game):.2f} µs per action, {t * 1e3:.3f} ms per game, {t * 1e3 * 300 / len(game):.3f} ms per 300 actions"
+    )
 
     examples = sorted((SHARED / "protocol-log" / "examples").rglob("*.json"))
     if examples:
         total_actions = 0
         total_time = 0.0
         for path in examples:
-            actions = [a for a in json.loads(path.read_text(encoding="utf-8"))["actions"] if a.get("do") != "expect" and not a.get("reject")]
+            actions = [
+                a
+                for a in json.loads(path.read_text(encoding="utf-8"))["actions"]
+                if a.get("do") != "expect" and not a.get("reject")
+            ]
             total_actions += len(actions)
             total_time += best_of(actions, args.runs)
-        print(f"engine: {len(examples)} example logs, {total_actions} actions: {total_time * 1e6 / total_actions:.2f} µs per action")
+        print(
+            f"engine: {len(examples)} example logs, {total_actions} actions: {total_time * 1e6 / total_actions:.2f} µs per action"
+        )
 
 
 def service_figures(game: list[dict]) -> None:
@@ -107,7 +127,9 @@ def service_figures(game: list[dict]) -> None:
     times.sort()
     p = lambda q: times[min(len(times) - 1, int(q * len(times)))] * 1e3  # noqa: E731
     print(f"service: {len(times)} actions recorded through game_record_action on SQLite (WAL):")
-    print(f"  p50 {p(0.50):.2f} ms, p99 {p(0.99):.2f} ms, max {times[-1] * 1e3:.2f} ms (the last ones replay ~{len(game)} actions)")
+    print(
+        f"  p50 {p(0.50):.2f} ms, p99 {p(0.99):.2f} ms, max {times[-1] * 1e3:.2f} ms (the last ones replay ~{len(game)} actions)"
+    )
     t0 = time.perf_counter()
     game_reading.game_state(record)
     cached = time.perf_counter() - t0
@@ -115,8 +137,12 @@ def service_figures(game: list[dict]) -> None:
     t0 = time.perf_counter()
     game_reading.game_state(record)
     cold = time.perf_counter() - t0
-    print(f"  the game's state: loading + replaying the stored log {cold * 1e3:.2f} ms; from the per-process cache {cached * 1e3:.3f} ms")
-    print("  (each recorded action also renders and publishes the live-board frames after the commit: benchmarks/host_actions.py splits the parts)")
+    print(
+        f"  the game's state: loading + replaying the stored log {cold * 1e3:.2f} ms; from the per-process cache {cached * 1e3:.3f} ms"
+    )
+    print(
+        "  (each recorded action also renders and publishes the live-board frames after the commit: benchmarks/host_actions.py splits the parts)"
+    )
 
 
 if __name__ == "__main__":

@@ -67,7 +67,9 @@ def main() -> None:
     args = parser.parse_args()
     seeds = [f"bench-{i}" for i in range(args.seeds)]
     print(f"averages over {len(seeds)} seeds")
-    print(f"  {'':<9} {'games':>8} {'seat max':>8} {'excess':>8} {'rep.pairs':>9} {'pmax':>5} {'Σm²':>9} {'opp.':>7} {'ms':>8}")
+    print(
+        f"  {'':<9} {'games':>8} {'seat max':>8} {'excess':>8} {'rep.pairs':>9} {'pmax':>5} {'Σm²':>9} {'opp.':>7} {'ms':>8}"
+    )
     for p, r in FIELDS:
         players = list(range(p))
         print(f"P={p}, R={r} ({p // 10} tables a round)")
@@ -85,10 +87,18 @@ def main() -> None:
         for s in seeds:
             first = generate(players, r1, seed=s + "a")
             history = [t for rnd in first.rounds for t in rnd]
-            ex_hist.append(measure(players, first.rounds + generate(players, r2, seed=s + "b", history=history).rounds).seat_excess)
+            ex_hist.append(
+                measure(players, first.rounds + generate(players, r2, seed=s + "b", history=history).rounds).seat_excess
+            )
             ex_blind.append(measure(players, first.rounds + generate(players, r2, seed=s + "b").rounds).seat_excess)
-            ex_rand.append(measure(players, first.rounds + random_schedule(players, r2, seed=s + "b", balance_games=True).rounds).seat_excess)
-        print(f"  P={p}, {r1}+{r2} rounds: with history {statistics.mean(ex_hist):.1f}, second stage blind {statistics.mean(ex_blind):.1f}, second stage random {statistics.mean(ex_rand):.1f}")
+            ex_rand.append(
+                measure(
+                    players, first.rounds + random_schedule(players, r2, seed=s + "b", balance_games=True).rounds
+                ).seat_excess
+            )
+        print(
+            f"  P={p}, {r1}+{r2} rounds: with history {statistics.mean(ex_hist):.1f}, second stage blind {statistics.mean(ex_blind):.1f}, second stage random {statistics.mean(ex_rand):.1f}"
+        )
     print()
     print("quality as the stage page prints it (P=37, R=9):")
     print("  " + "\n  ".join(generate(list(range(37)), 9, seed="bench-0").quality().lines()))

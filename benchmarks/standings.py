@@ -101,23 +101,35 @@ def main() -> None:
             for table in services.round_start_games(round=rnd, by=organizer).started:
                 game = play_random(table, rng)
                 if n % 3 == 0:
-                    services.extra_points_set(game=game, seat_no=1 + n % 10, points="0.25", comment="bench", by=organizer)
+                    services.extra_points_set(
+                        game=game, seat_no=1 + n % 10, points="0.25", comment="bench", by=organizer
+                    )
                 n += 1
     build = time.perf_counter() - t0
     data = standings.compute(t)
-    print(f"tournament: {args.players} participants, 2 stages × {args.rounds} rounds, {n} games ({data.games} finished, the rest annulled), built in {build:.1f} s")
+    print(
+        f"tournament: {args.players} participants, 2 stages × {args.rounds} rounds, {n} games ({data.games} finished, the rest annulled), built in {build:.1f} s"
+    )
 
     with CaptureQueriesContext(connection) as ctx:
         standings.compute(t)
     best, med = timed(lambda: standings.compute(t), args.repeat)
-    print(f"standings from result rows ({len(ctx.captured_queries)} queries): best {best * 1000:.1f} ms, median {med * 1000:.1f} ms  (aim ≤ 50 ms)")
+    print(
+        f"standings from result rows ({len(ctx.captured_queries)} queries): best {best * 1000:.1f} ms, median {med * 1000:.1f} ms  (aim ≤ 50 ms)"
+    )
     rb, rm = timed(lambda: standings_by_replay(t), max(1, args.repeat // 2))
-    print(f"baseline, replaying every game's log (wins only): best {rb * 1000:.0f} ms, median {rm * 1000:.0f} ms  → result rows are {rb / best:.0f}× faster")
+    print(
+        f"baseline, replaying every game's log (wins only): best {rb * 1000:.0f} ms, median {rm * 1000:.0f} ms  → result rows are {rb / best:.0f}× faster"
+    )
     fb, fm = timed(lambda: live.standings_fragments(t.pk), args.repeat)
-    print(f"live push: standings + fragment in {len(live.standings_fragments(t.pk))} languages: best {fb * 1000:.1f} ms, median {fm * 1000:.1f} ms")
+    print(
+        f"live push: standings + fragment in {len(live.standings_fragments(t.pk))} languages: best {fb * 1000:.1f} ms, median {fm * 1000:.1f} ms"
+    )
     size = len(tournament_workbook_bytes(t))
     wb, wm = timed(lambda: tournament_workbook_bytes(t), args.repeat)
-    print(f"tournament workbook (standings + {n} protocol sheets, {size / 1024:.0f} KiB): best {wb:.2f} s, median {wm:.2f} s  (aim ≤ 1.5 s)")
+    print(
+        f"tournament workbook (standings + {n} protocol sheets, {size / 1024:.0f} KiB): best {wb:.2f} s, median {wm:.2f} s  (aim ≤ 1.5 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -16,4 +16,14 @@ class TournamentDiscordLinkAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
 class ChatPostAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
     list_display = ("game", "kind", "state", "due_at", "sent_at", "attempts", "last_error")
     list_filter = ("state", "kind")
-    readonly_fields = ("game", "kind", "dedupe_key", "text", "to_user_id", "due_at", "attempts", "last_error", "sent_at")
+    readonly_fields = (
+        "game",
+        "kind",
+        "dedupe_key",
+        "text",
+        "to_user_id",
+        "due_at",
+        "attempts",
+        "last_error",
+        "sent_at",
+    )

@@ -97,7 +97,9 @@ class ProtocolBot(discord.Client):
         await voice_bot.reconcile_all(self)  # issue 29: nobody left muted across a restart
         await backfill(self)
 
-    async def on_voice_state_update(self, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState) -> None:
+    async def on_voice_state_update(
+        self, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState
+    ) -> None:
         await handle_voice_state_update(self, before, after)
         await voice_bot.on_voice_state(self, member, before, after)  # issue 29: mute on join, alerts
 
@@ -147,7 +149,9 @@ async def handle_message(client: discord.Client, message: discord.Message, *, re
                 await message.channel.send(confirmation.reply)
             return
         try:
-            received = await _db(services.receive_dm)(message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
+            received = await _db(services.receive_dm)(
+                message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at
+            )
             await _db(BotHeartbeat.saw_message)(message.id)
         except Exception:  # the database is down or refused it: the player must know it did not count
             log.exception("a DM could not be stored")
@@ -160,9 +164,17 @@ async def handle_message(client: discord.Client, message: discord.Message, *, re
         return
     try:
         if core.is_plus(message.content):
-            await _db(services.receive_plus)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, sent_at=sent_at)
+            await _db(services.receive_plus)(
+                channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, sent_at=sent_at
+            )
         else:
-            await _db(services.receive_chat)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, text=message.content, sent_at=sent_at)
+            await _db(services.receive_chat)(
+                channel_id=message.channel.id,
+                message_id=message.id,
+                author_id=message.author.id,
+                text=message.content,
+                sent_at=sent_at,
+            )
         await _db(BotHeartbeat.saw_message)(message.id)
     except Exception:
         log.exception("a channel message could not be stored")
@@ -199,7 +211,11 @@ async def backfill(client: discord.Client) -> int:
             continue
         try:
             # Without a last seen id: the newest BACKFILL_LIMIT messages, handled oldest first.
-            history = source.history(limit=BACKFILL_LIMIT, after=after, oldest_first=True) if after else source.history(limit=BACKFILL_LIMIT)
+            history = (
+                source.history(limit=BACKFILL_LIMIT, after=after, oldest_first=True)
+                if after
+                else source.history(limit=BACKFILL_LIMIT)
+            )
             messages = [m async for m in history]
             for message in sorted(messages, key=lambda m: m.id):
                 await handle_message(client, message, replay=True)
@@ -264,7 +280,9 @@ async def host_access(client: discord.Client, check: services.ChannelCheck) -> t
     return proven, "; ".join(problems)
 
 
-async def handle_voice_state_update(client: discord.Client, before: discord.VoiceState, after: discord.VoiceState) -> None:
+async def handle_voice_state_update(
+    client: discord.Client, before: discord.VoiceState, after: discord.VoiceState
+) -> None:
     """Someone joined, left or moved: snapshot the channels he left and joined (discord.py has
     already updated `channel.members` when it dispatches the event)."""
     channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
@@ -307,7 +325,10 @@ async def deliver_due_posts(client: discord.Client) -> int:
             await sync_to_async(services.finish_post)(claimed, ok=False, attempts=1, error=error, uncertain=True)
             continue
         await sync_to_async(services.finish_post)(
-            claimed, ok=ok, attempts=1, error=error,
+            claimed,
+            ok=ok,
+            attempts=1,
+            error=error,
             message_id=sent_message.id if sent_message is not None else None,
             posted_at=sent_message.created_at if sent_message is not None else None,
         )
@@ -323,7 +344,11 @@ async def _send(client: discord.Client, post: ChatPost) -> tuple[bool, str, disc
         link = await sync_to_async(DiscordLink.objects.filter(game_id=post.game_id).first)()
         if link is not None and link.text_channel_id and not link.text_proven:
             # Issue 25-8: never post into a channel the host's access to is not proven.
-            return False, "the text channel is not proven: the host's Discord account must see it (or the organizer sets it)", None
+            return (
+                False,
+                "the text channel is not proven: the host's Discord account must see it (or the organizer sets it)",
+                None,
+            )
         channel = client.get_channel(link.text_channel_id) if link and link.text_channel_id else None
         if channel is None or not isinstance(channel, discord.abc.Messageable):
             return False, "the game's text channel is not linked or not visible to the bot", None

@@ -192,7 +192,11 @@ class SeatMap:
                 raise BridgeError(f"Seat {seat} is not a number 1..10.")
             if raw_user in (None, ""):
                 continue
-            user = raw_user if isinstance(raw_user, int) and 0 < raw_user <= MAX_SNOWFLAKE else parse_member_ref(str(raw_user))
+            user = (
+                raw_user
+                if isinstance(raw_user, int) and 0 < raw_user <= MAX_SNOWFLAKE
+                else parse_member_ref(str(raw_user))
+            )
             by_seat[seat] = user
         users = list(by_seat.values())
         duplicates = sorted({u for u in users if users.count(u) > 1})
@@ -282,10 +286,19 @@ class StepSpan:
     closed_by: Mapping[str, Any] | None = None  # the action that ended it (None: it runs)
 
     def view(self) -> GameView:
-        return GameView(self.status, self.step, self.roles, self.at_table, StepWindow(self.step, self.opened_at, self.seconds, self.pauses), self.winks)
+        return GameView(
+            self.status,
+            self.step,
+            self.roles,
+            self.at_table,
+            StepWindow(self.step, self.opened_at, self.seconds, self.pauses),
+            self.winks,
+        )
 
 
-def recorded_answer(spans: Sequence[StepSpan], index: int, seat: int, kinds: Sequence[str]) -> tuple[str, str, int | None] | None:
+def recorded_answer(
+    spans: Sequence[StepSpan], index: int, seat: int, kinds: Sequence[str]
+) -> tuple[str, str, int | None] | None:
     """What the host already recorded for the step a DM answers (issue 25-3), or None.
 
     `index`: the span the DM was sent in; `kinds`: what it may answer (shot, don_check,
@@ -301,7 +314,12 @@ def recorded_answer(spans: Sequence[StepSpan], index: int, seat: int, kinds: Seq
         kind, action = steps[span.step], span.closed_by
         if action is None:
             return None  # that step still runs: nothing was recorded yet
-        if kind == "shot" and action.get("do") == "shots" and isinstance(action.get("by"), Mapping) and str(seat) in action["by"]:
+        if (
+            kind == "shot"
+            and action.get("do") == "shots"
+            and isinstance(action.get("by"), Mapping)
+            and str(seat) in action["by"]
+        ):
             target = action["by"][str(seat)]
             return kind, span.key, (int(target) if target is not None else None)
         if kind != "shot" and action.get("do") == kind:
@@ -479,7 +497,15 @@ def _own_step(role: str | None) -> tuple[str, ...]:
     return ()
 
 
-def build_proposal(parsed: Parsed, *, sender_seat: int, game: GameView, sent_at: datetime, already_sent: bool = False, grace: timedelta = DEFAULT_GRACE) -> Proposal:
+def build_proposal(
+    parsed: Parsed,
+    *,
+    sender_seat: int,
+    game: GameView,
+    sent_at: datetime,
+    already_sent: bool = False,
+    grace: timedelta = DEFAULT_GRACE,
+) -> Proposal:
     """Turn a parsed DM into a proposal and mark it (see the module's terms).
 
     `already_sent`: the sender has an earlier proposal of the same kind in
@@ -499,7 +525,9 @@ def build_proposal(parsed: Parsed, *, sender_seat: int, game: GameView, sent_at:
     if parsed.kind == "wink":
         # N12: a black or the Sheriff at the table, while the game runs; the
         # engine checks the count and the target when the host confirms.
-        allowed = (role in BLACK_ROLES or role == "sheriff") and sender_seat in game.at_table and game.status == "running"
+        allowed = (
+            (role in BLACK_ROLES or role == "sheriff") and sender_seat in game.at_table and game.status == "running"
+        )
         return Proposal("wink", sender_seat, parsed.seat, OK if allowed else NOT_HIS_TURN, step=game.step)
     # A target (or nobody) answers the night step the sender has.
     target = parsed.seat if parsed.kind == "target" else None
@@ -561,7 +589,11 @@ def candidates_line(nominees: Sequence[int]) -> str:
 
 def fouls_line(fouls: Mapping[Any, int], at_table: Sequence[int]) -> str:
     """X3: the foul counts of the players at the table, by seat."""
-    parts = [f"{seat} — {fouls.get(str(seat), fouls.get(seat, 0))}" for seat in at_table if fouls.get(str(seat), fouls.get(seat, 0))]
+    parts = [
+        f"{seat} — {fouls.get(str(seat), fouls.get(seat, 0))}"
+        for seat in at_table
+        if fouls.get(str(seat), fouls.get(seat, 0))
+    ]
     return "Фолы: " + ", ".join(parts) if parts else "Фолов нет"
 
 

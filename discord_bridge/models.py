@@ -30,7 +30,9 @@ class DiscordLink(models.Model):
     guild_id = models.BigIntegerField(_("Discord server id"), null=True, blank=True)
     text_channel_id = models.BigIntegerField(_("text channel id"), null=True, blank=True)
     voice_channel_id = models.BigIntegerField(_("voice channel id"), null=True, blank=True)
-    webhook_url = models.CharField(_("webhook URL"), max_length=300, blank=True, help_text=_("Secret: shown to nobody but the host."))
+    webhook_url = models.CharField(
+        _("webhook URL"), max_length=300, blank=True, help_text=_("Secret: shown to nobody but the host.")
+    )
     # {"seat": "discord user id"}; ids as strings (they exceed JSON's safe integers).
     seats = models.JSONField(_("seats"), default=dict, blank=True)
     # The vote being counted (V1, V2): its step key, the host's «кто за N»
@@ -63,7 +65,13 @@ class DiscordLink(models.Model):
         DMs and the voice chores (mutes, the seat number, invites, nicknames) are routed by. A pending member receives nothing and counts for nothing."""
         claimed = self.seat_map().by_seat
         proofs = self.seat_proofs or {}
-        return SeatMap({seat: user for seat, user in claimed.items() if str((proofs.get(str(seat)) or {}).get("user", "")) == str(user)})
+        return SeatMap(
+            {
+                seat: user
+                for seat, user in claimed.items()
+                if str((proofs.get(str(seat)) or {}).get("user", "")) == str(user)
+            }
+        )
 
     def pending_seats(self) -> list[int]:
         proven = self.proven_seat_map().by_seat
@@ -175,7 +183,9 @@ class ChatPost(models.Model):
     last_error = models.CharField(max_length=300, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)  # when a deliverer took it (stuck `sending` is reclaimed)
-    message_id = models.BigIntegerField(null=True, blank=True)  # the posted message (its snowflake tells when it appeared)
+    message_id = models.BigIntegerField(
+        null=True, blank=True
+    )  # the posted message (its snowflake tells when it appeared)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -212,7 +222,9 @@ class BotHeartbeat(models.Model):
 
     @classmethod
     def saw_message(cls, message_id: int) -> None:
-        cls.objects.filter(pk=1).filter(models.Q(last_message_id__isnull=True) | models.Q(last_message_id__lt=message_id)).update(last_message_id=message_id)
+        cls.objects.filter(pk=1).filter(
+            models.Q(last_message_id__isnull=True) | models.Q(last_message_id__lt=message_id)
+        ).update(last_message_id=message_id)
 
     @classmethod
     def is_online(cls) -> bool:

@@ -94,9 +94,13 @@ def finish(recheck_id: int, messages: Iterable[Read], *, error: str = "") -> Vot
         at_table = span.at_table if span is not None else ()
         windows = services._windows(link) if link.vote_key == recheck.vote_key else core.VoteWindows(clicks=[])
         seat_map = link.proven_seat_map()
-        stored = list(Proposal.objects.filter(game=game, kind="plus", step_key=recheck.vote_key).exclude(status=core.WITHDRAWN))
+        stored = list(
+            Proposal.objects.filter(game=game, kind="plus", step_key=recheck.vote_key).exclude(status=core.WITHDRAWN)
+        )
         live = core.tally_votes([core.Plus(p.message_id, p.seat, p.sent_at) for p in stored], windows, at_table)
-        pluses = [core.Plus(m.message_id, seat_map.seat_of(m.author_id), m.sent_at) for m in read if core.is_plus(m.content)]
+        pluses = [
+            core.Plus(m.message_id, seat_map.seat_of(m.author_id), m.sent_at) for m in read if core.is_plus(m.content)
+        ]
         again = core.tally_votes(pluses, windows, at_table)
         seats = {p.message_id: p.seat for p in stored} | {p.message_id: p.seat for p in pluses}
         for message_id in sorted(set(live.marks) | set(again.marks)):
@@ -105,7 +109,9 @@ def finish(recheck_id: int, messages: Iterable[Read], *, error: str = "") -> Vot
             before = _mark(*live.marks[message_id]) if message_id in live.marks else None
             after = _mark(*again.marks[message_id]) if message_id in again.marks else None
             if before != after:
-                changes.append({"message_id": str(message_id), "seat": seats[message_id], "before": before, "after": after})
+                changes.append(
+                    {"message_id": str(message_id), "seat": seats[message_id], "before": before, "after": after}
+                )
     recheck.read, recheck.changes, recheck.error, recheck.done_at = len(read), changes, error[:300], timezone.now()
     recheck.save(update_fields=["read", "changes", "error", "done_at"])
     services.push_to_host(game.pk, {"event": "recheck"})

@@ -46,7 +46,9 @@ def _seats(rnd: Round) -> dict[int, Seat]:
         if user_id is None:
             continue
         host = row.table.host
-        out[user_id] = Seat(user_id, row.participant_id, row.table.number, row.seat_no, host.get_username() if host is not None else "")
+        out[user_id] = Seat(
+            user_id, row.participant_id, row.table.number, row.seat_no, host.get_username() if host is not None else ""
+        )
     return out
 
 
@@ -63,7 +65,9 @@ def notice_text(rnd: Round, seat: Seat | None, starts_at: datetime) -> str:
 
 
 def publish(*, round: Round, starts_at: datetime) -> RoundPublication:
-    publication, _ = RoundPublication.objects.update_or_create(round=round, defaults={"starts_at": starts_at, "published_at": timezone.now()})
+    publication, _ = RoundPublication.objects.update_or_create(
+        round=round, defaults={"starts_at": starts_at, "published_at": timezone.now()}
+    )
     refresh(round.pk)
     return publication
 
@@ -71,7 +75,12 @@ def publish(*, round: Round, starts_at: datetime) -> RoundPublication:
 def refresh(round_id: int) -> list[RoundNotice]:
     """Queue what each linked participant of a published round has not been told yet."""
     with transaction.atomic():
-        publication = RoundPublication.objects.select_for_update().filter(round_id=round_id).select_related("round__stage__tournament").first()
+        publication = (
+            RoundPublication.objects.select_for_update()
+            .filter(round_id=round_id)
+            .select_related("round__stage__tournament")
+            .first()
+        )
         if publication is None:
             return []
         rnd = publication.round
@@ -95,10 +104,15 @@ def refresh(round_id: int) -> list[RoundNotice]:
                 queued.append(previous)
                 continue
             correction = previous is not None
-            queued.append(RoundNotice.objects.create(
-                round=rnd, user_id=user_id, participant_id=seat.participant_id if seat else (previous.participant_id if previous else None),
-                correction=correction, text=((CORRECTION + text) if correction else text)[:400],
-            ))
+            queued.append(
+                RoundNotice.objects.create(
+                    round=rnd,
+                    user_id=user_id,
+                    participant_id=seat.participant_id if seat else (previous.participant_id if previous else None),
+                    correction=correction,
+                    text=((CORRECTION + text) if correction else text)[:400],
+                )
+            )
     return queued
 
 
@@ -108,7 +122,9 @@ def due() -> list[RoundNotice]:
 
 def sent(notice_id: int, *, error: str = "") -> None:
     RoundNotice.objects.filter(pk=notice_id).update(
-        state=InviteState.FAILED if error else InviteState.SENT, last_error=error[:300], sent_at=None if error else timezone.now(),
+        state=InviteState.FAILED if error else InviteState.SENT,
+        last_error=error[:300],
+        sent_at=None if error else timezone.now(),
     )
 
 

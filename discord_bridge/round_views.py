@@ -41,5 +41,13 @@ def publish(request: HttpRequest, rid: int) -> HttpResponse:
         return render(request, FRAGMENT, context, status=422)
     round_notices.publish(round=rnd, starts_at=starts_at)
     if request.headers.get("HX-Request"):
-        return render(request, FRAGMENT, {"round": rnd, "notice": gettext("Рассадка тура отправлена участникам в Discord."), **round_notices.summary(rnd)})
+        return render(
+            request,
+            FRAGMENT,
+            {
+                "round": rnd,
+                "notice": gettext("Рассадка тура отправлена участникам в Discord."),
+                **round_notices.summary(rnd),
+            },
+        )
     return redirect("tournaments:round", pk=tournament.pk, rid=rnd.pk)

@@ -164,7 +164,9 @@ def _span(state: GameState, opened_at: datetime) -> core.StepSpan:
 
 
 def _live_links() -> Any:
-    return DiscordLink.objects.select_related("game").exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED])
+    return DiscordLink.objects.select_related("game").exclude(
+        game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED]
+    )
 
 
 def game_for_user(author_id: int) -> tuple[Game, int] | None:
@@ -174,7 +176,9 @@ def game_for_user(author_id: int) -> tuple[Game, int] | None:
     claim him anyway (saved before that check existed), nothing is routed:
     a DM never reaches a game it may not belong to.
     """
-    found = [(link.game, seat) for link in _live_links() if (seat := link.proven_seat_map().seat_of(author_id)) is not None]
+    found = [
+        (link.game, seat) for link in _live_links() if (seat := link.proven_seat_map().seat_of(author_id)) is not None
+    ]
     return found[0] if len(found) == 1 else None
 
 
@@ -203,7 +207,11 @@ def game_for_channel(channel_id: int, sent_at: datetime | None = None) -> Game |
 def open_proposals(game: Game) -> list[Proposal]:
     """The current step's open proposals, open winks of any step, and DMs for steps the host
     had already recorded (shown «уже записано», until he dismisses them)."""
-    return list(Proposal.objects.filter(game=game, step_key=game.clock_key, applied_at__isnull=True, dismissed_at__isnull=True).exclude(kind="plus")) + list(
+    return list(
+        Proposal.objects.filter(
+            game=game, step_key=game.clock_key, applied_at__isnull=True, dismissed_at__isnull=True
+        ).exclude(kind="plus")
+    ) + list(
         Proposal.objects.filter(game=game, applied_at__isnull=True, dismissed_at__isnull=True)
         .filter(models.Q(kind="wink") | models.Q(status=core.RECORDED))
         .exclude(step_key=game.clock_key)
@@ -215,7 +223,11 @@ def prefill(game: Game) -> dict[str, Any]:
     view = game_view(game)
     proposals = [p for p in open_proposals(game) if p.kind != "wink"]
     ok = [_as_core(p) for p in proposals if p.status == core.OK]
-    out: dict[str, Any] = {"step": view.step, "action": None, "proposal_ids": [p.pk for p in proposals if p.status == core.OK]}
+    out: dict[str, Any] = {
+        "step": view.step,
+        "action": None,
+        "proposal_ids": [p.pk for p in proposals if p.status == core.OK],
+    }
     if view.status == "setup":
         out["action"] = core.roles_action(ok)
     elif view.step == "mafia_shot" and ok:
@@ -300,7 +312,9 @@ def receive_dm(*, message_id: int, author_id: int, text: str, sent_at: datetime)
         .order_by("sent_at", "message_id")
         .first()
     )
-    proposal = core.build_proposal(parsed, sender_seat=seat, game=view, sent_at=sent_at, already_sent=earlier is not None)
+    proposal = core.build_proposal(
+        parsed, sender_seat=seat, game=view, sent_at=sent_at, already_sent=earlier is not None
+    )
     kind, status, step_key, recorded = proposal.kind, proposal.status, span.key, ""
     if parsed.kind in ("target", "nobody") and status in (core.OK, core.LATE, core.NOT_HIS_TURN):
         # Issue 25-3: the step it answers was already recorded (the host typed the check
@@ -310,12 +324,28 @@ def receive_dm(*, message_id: int, author_id: int, text: str, sent_at: datetime)
         if done is not None:
             kind, step_key, target = done
             status, recorded = core.RECORDED, (str(target) if target is not None else "никого")
-    received = _store(game, message_id, author_id, seat, kind, proposal.target, status, view.step, text, sent_at, role=proposal.role or "", step_key=step_key, recorded=recorded)
+    received = _store(
+        game,
+        message_id,
+        author_id,
+        seat,
+        kind,
+        proposal.target,
+        status,
+        view.step,
+        text,
+        sent_at,
+        role=proposal.role or "",
+        step_key=step_key,
+        recorded=recorded,
+    )
     if received.created and proposal.status == core.REPEAT and earlier is not None:
         received.first = _said(earlier)
     if received.created and proposal.status == core.OK and proposal.kind not in ("wink", "unknown"):
         # Processed out of order: his later-sent messages of this step are the repeats.
-        Proposal.objects.filter(game=game, seat=seat, step_key=span.key, status=core.OK, sent_at__gt=sent_at).exclude(kind__in=["wink", "plus", "unknown", "chat"]).update(status=core.REPEAT)
+        Proposal.objects.filter(game=game, seat=seat, step_key=span.key, status=core.OK, sent_at__gt=sent_at).exclude(
+            kind__in=["wink", "plus", "unknown", "chat"]
+        ).update(status=core.REPEAT)
     return received
 
 
@@ -343,7 +373,9 @@ def receive_plus(*, channel_id: int, message_id: int, author_id: int, sent_at: d
         status, candidate = core.BEFORE_LINE, None
     else:
         candidate, status = _windows(link).candidate_at(sent_at)
-    return _store(game, message_id, author_id, seat, "plus", candidate, status, span.step, "+", sent_at, step_key=span.key)
+    return _store(
+        game, message_id, author_id, seat, "plus", candidate, status, span.step, "+", sent_at, step_key=span.key
+    )
 
 
 def receive_chat(*, channel_id: int, message_id: int, author_id: int, text: str, sent_at: datetime) -> Received | None:
@@ -354,14 +386,30 @@ def receive_chat(*, channel_id: int, message_id: int, author_id: int, text: str,
     if game is None:
         return None
     link = DiscordLink.objects.get(game=game)
-    if link.vote_key != game.clock_key or link.vote_line_at is None or core.to_ms(sent_at) < core.to_ms(link.vote_line_at):
+    if (
+        link.vote_key != game.clock_key
+        or link.vote_line_at is None
+        or core.to_ms(sent_at) < core.to_ms(link.vote_line_at)
+    ):
         return None
     spans = step_spans(game)
     span = core.span_at(spans, sent_at) or spans[0]
     if span.step != "voting" or span.key != link.vote_key:
         return None
     seat = link.proven_seat_map().seat_of(author_id)
-    return _store(game, message_id, author_id, seat, "chat", None, core.AFTER_LINE, span.step, core.clean_text(text), sent_at, step_key=span.key)
+    return _store(
+        game,
+        message_id,
+        author_id,
+        seat,
+        "chat",
+        None,
+        core.AFTER_LINE,
+        span.step,
+        core.clean_text(text),
+        sent_at,
+        step_key=span.key,
+    )
 
 
 def receive_edit(*, message_id: int, text: str) -> Proposal | None:
@@ -388,18 +436,30 @@ def receive_edit(*, message_id: int, text: str) -> Proposal | None:
             parsed = core.parse_dm(text)
             before = row.text
             spans = step_spans(row.game)
-            span = next((s for s in spans if s.key == row.step_key), None) or core.span_at(spans, row.sent_at) or spans[0]
+            span = (
+                next((s for s in spans if s.key == row.step_key), None) or core.span_at(spans, row.sent_at) or spans[0]
+            )
             earlier = (
-                Proposal.objects.filter(game=row.game, seat=row.seat, step_key=row.step_key, status=core.OK, sent_at__lt=row.sent_at)
+                Proposal.objects.filter(
+                    game=row.game, seat=row.seat, step_key=row.step_key, status=core.OK, sent_at__lt=row.sent_at
+                )
                 .exclude(kind__in=["wink", "plus", "unknown", "chat"])
                 .exclude(pk=row.pk)
                 .exists()
             )
             assert row.seat is not None
             # Judged at the time it was first sent: an edit does not make a message late.
-            proposal = core.build_proposal(parsed, sender_seat=row.seat, game=span.view(), sent_at=row.sent_at, already_sent=earlier)
+            proposal = core.build_proposal(
+                parsed, sender_seat=row.seat, game=span.view(), sent_at=row.sent_at, already_sent=earlier
+            )
             row.edited_from = before[:200]
-            row.kind, row.target, row.status, row.role, row.text = proposal.kind, proposal.target, proposal.status, proposal.role or "", text[:200]
+            row.kind, row.target, row.status, row.role, row.text = (
+                proposal.kind,
+                proposal.target,
+                proposal.status,
+                proposal.role or "",
+                text[:200],
+            )
             row.save(update_fields=["edited_from", "kind", "target", "status", "role", "text"])
     push_to_host(row.game_id, {"event": "proposal", "id": row.pk})
     return row
@@ -428,7 +488,11 @@ def receive_delete(*, message_id: int) -> Proposal | None:
 
 def deleted_votes(game: Game) -> list[Proposal]:
     """«+» of the vote being counted that their senders deleted: the F18 fouls to propose."""
-    return list(Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key, deleted_at__isnull=False, seat__isnull=False).order_by("sent_at"))
+    return list(
+        Proposal.objects.filter(
+            game=game, kind="plus", step_key=game.clock_key, deleted_at__isnull=False, seat__isnull=False
+        ).order_by("sent_at")
+    )
 
 
 def backfill_targets() -> tuple[int | None, list[int], list[int]]:
@@ -446,16 +510,25 @@ def backfill_targets() -> tuple[int | None, list[int], list[int]]:
 
 def linked_voice_channels() -> set[int]:
     """The voice channels of the games still being played: the ones whose members the bot reports."""
-    live = DiscordLink.objects.exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED]).exclude(voice_channel_id__isnull=True)
+    live = DiscordLink.objects.exclude(game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED]).exclude(
+        voice_channel_id__isnull=True
+    )
     return {channel for channel in live.values_list("voice_channel_id", flat=True) if channel is not None}
 
 
-def save_voice_snapshot(*, voice_channel_id: int, members: Iterable[core.VoiceMember], taken_at: datetime | None = None) -> VoiceSnapshot | None:
+def save_voice_snapshot(
+    *, voice_channel_id: int, members: Iterable[core.VoiceMember], taken_at: datetime | None = None
+) -> VoiceSnapshot | None:
     """Replace what the bot last saw in a linked voice channel; a channel no live game links is not kept."""
     if voice_channel_id not in linked_voice_channels():
         return None
-    rows = [{"id": str(m.user_id), "name": m.display_name[:100]} for m in sorted(members, key=lambda m: core.name_key(m.display_name))]
-    snapshot, _ = VoiceSnapshot.objects.update_or_create(voice_channel_id=voice_channel_id, defaults={"members": rows, "taken_at": taken_at or timezone.now()})
+    rows = [
+        {"id": str(m.user_id), "name": m.display_name[:100]}
+        for m in sorted(members, key=lambda m: core.name_key(m.display_name))
+    ]
+    snapshot, _ = VoiceSnapshot.objects.update_or_create(
+        voice_channel_id=voice_channel_id, defaults={"members": rows, "taken_at": taken_at or timezone.now()}
+    )
     for link in _live_links().filter(voice_channel_id=voice_channel_id):
         _prove_present(link)  # seen in the game's proven voice channel: his seat is proven (issue 25-8)
     return snapshot
@@ -470,14 +543,35 @@ def voice_snapshot(game: Game) -> VoiceSnapshot | None:
 
 
 def _store(
-    game: Game, message_id: int, author_id: int, seat: int | None, kind: str, target: int | None, status: str, step: str | None, text: str, sent_at: datetime,
-    role: str = "", step_key: str | None = None, recorded: str = "",
+    game: Game,
+    message_id: int,
+    author_id: int,
+    seat: int | None,
+    kind: str,
+    target: int | None,
+    status: str,
+    step: str | None,
+    text: str,
+    sent_at: datetime,
+    role: str = "",
+    step_key: str | None = None,
+    recorded: str = "",
 ) -> Received:
     try:
         with transaction.atomic():
             row = Proposal.objects.create(
-                game=game, message_id=message_id, author_id=author_id, seat=seat, kind=kind, target=target, role=role,
-                status=status, step=step or "", step_key=game.clock_key if step_key is None else step_key, text=core.clean_text(text)[:200], sent_at=sent_at,
+                game=game,
+                message_id=message_id,
+                author_id=author_id,
+                seat=seat,
+                kind=kind,
+                target=target,
+                role=role,
+                status=status,
+                step=step or "",
+                step_key=game.clock_key if step_key is None else step_key,
+                text=core.clean_text(text)[:200],
+                sent_at=sent_at,
                 recorded=recorded,
             )
     except IntegrityError:
@@ -500,7 +594,9 @@ def push_to_host(game_id: int, data: dict[str, Any]) -> None:
 # --- from the console ----------------------------------------------------------------
 
 
-def confirm(*, game: Game, action: dict[str, Any], proposal_ids: Iterable[int], expected_seq: int | None, by: Any) -> game_services.Outcome:
+def confirm(
+    *, game: Game, action: dict[str, Any], proposal_ids: Iterable[int], expected_seq: int | None, by: Any
+) -> game_services.Outcome:
     """Record the action the host confirmed (or edited) and mark its proposals applied, atomically."""
     ids = list(proposal_ids)
     with transaction.atomic():
@@ -574,7 +670,9 @@ def line_posted(post: ChatPost, posted_at: datetime) -> None:
     """The V1 line is in the channel: its own time is the mark, then the candidates (V2)."""
     key = post.dedupe_key.removeprefix("line:")
     game = post.game
-    DiscordLink.objects.filter(game_id=post.game_id, vote_key=key, vote_line_at__isnull=True).update(vote_line_at=posted_at)
+    DiscordLink.objects.filter(game_id=post.game_id, vote_key=key, vote_line_at__isnull=True).update(
+        vote_line_at=posted_at
+    )
     game.refresh_from_db()
     if game.clock_key == key:
         post_candidates(game)
@@ -584,7 +682,9 @@ def line_posted(post: ChatPost, posted_at: datetime) -> None:
 def request_fouls(*, game: Game) -> ChatPost | None:
     """X3: the host announces the foul counts."""
     state = game_reading.game_state(game)
-    return enqueue_post(game=game, kind=PostKind.FOULS, key=f"fouls:{game.seq}", text=core.fouls_line(state.fouls, state.at_table))
+    return enqueue_post(
+        game=game, kind=PostKind.FOULS, key=f"fouls:{game.seq}", text=core.fouls_line(state.fouls, state.at_table)
+    )
 
 
 def post_candidates(game: Game) -> ChatPost | None:
@@ -592,14 +692,26 @@ def post_candidates(game: Game) -> ChatPost | None:
     state = game_reading.game_state(game)
     if state.step != "voting" or not DiscordLink.objects.filter(game=game).exists():
         return None
-    return enqueue_post(game=game, kind=PostKind.CANDIDATES, key=f"candidates:{game.clock_key}", text=core.candidates_line(state.nominees))
+    return enqueue_post(
+        game=game,
+        kind=PostKind.CANDIDATES,
+        key=f"candidates:{game.clock_key}",
+        text=core.candidates_line(state.nominees),
+    )
 
 
 MAX_WEBHOOK_URL = 300
 
 
 def link_save(
-    *, game: Game, guild_id: int | None, text_channel_id: int | None, voice_channel_id: int | None, webhook_url: str, seats: dict[str, Any], by: Any = None,
+    *,
+    game: Game,
+    guild_id: int | None,
+    text_channel_id: int | None,
+    voice_channel_id: int | None,
+    webhook_url: str,
+    seats: dict[str, Any],
+    by: Any = None,
 ) -> DiscordLink:
     """Link a game to Discord (core.BridgeError on bad input; nothing changed then).
 
@@ -632,19 +744,36 @@ def link_save(
         others = list(_live_links().exclude(game=game))
         same_tournament = {o.game_id for o in others if inherited is not None and _tournament_link(o.game) == inherited}
         for other in others:
-            shared_channel = other.game_id in same_tournament and text_channel == (inherited.text_channel_id if inherited else None)
+            shared_channel = other.game_id in same_tournament and text_channel == (
+                inherited.text_channel_id if inherited else None
+            )
             if text_channel is not None and other.text_channel_id == text_channel and not shared_channel:
-                raise core.BridgeError(f"This text channel is linked to another running game (#{other.game_id}); finish or unlink it first.")
-            if voice_channel is not None and other.voice_channel_id == voice_channel and other.game_id not in same_tournament:
+                raise core.BridgeError(
+                    f"This text channel is linked to another running game (#{other.game_id}); finish or unlink it first."
+                )
+            if (
+                voice_channel is not None
+                and other.voice_channel_id == voice_channel
+                and other.game_id not in same_tournament
+            ):
                 raise core.BridgeError(f"This voice channel is linked to another running game (#{other.game_id}).")
             if url and other.webhook_url == url and other.game_id not in same_tournament:
                 raise core.BridgeError("This webhook is linked to another running game.")
-            taken = sorted(seat for seat, user in seat_map.by_seat.items() if other.seat_map().seat_of(user) is not None)
+            taken = sorted(
+                seat for seat, user in seat_map.by_seat.items() if other.seat_map().seat_of(user) is not None
+            )
             if taken:
-                raise core.BridgeError(f"Seats {', '.join(map(str, taken))}: these Discord members play in another running game (#{other.game_id}).")
+                raise core.BridgeError(
+                    f"Seats {', '.join(map(str, taken))}: these Discord members play in another running game (#{other.game_id})."
+                )
         link, _ = DiscordLink.objects.get_or_create(game=game)
         guild_changed = link.guild_id != guild
-        link.guild_id, link.text_channel_id, link.voice_channel_id, link.webhook_url = guild, text_channel, voice_channel, url
+        link.guild_id, link.text_channel_id, link.voice_channel_id, link.webhook_url = (
+            guild,
+            text_channel,
+            voice_channel,
+            url,
+        )
         link.seats = seat_map.to_json()
         organizer = _is_organizer(game, by)
         now = timezone.now().isoformat()
@@ -655,18 +784,28 @@ def link_save(
         ):
             if channel is None:
                 proofs.pop(kind, None)
-            elif organizer or (from_tournament is not None and channel == from_tournament and guild == (inherited.guild_id if inherited else None)):
+            elif organizer or (
+                from_tournament is not None
+                and channel == from_tournament
+                and guild == (inherited.guild_id if inherited else None)
+            ):
                 proofs[kind] = {"id": str(channel), "by": "organizer", "at": now}
             elif str((proofs.get(kind) or {}).get("id", "")) != str(channel):
                 proofs.pop(kind, None)
         link.channels_proof = proofs
-        unproven = [kind for kind, channel in (("text", text_channel), ("voice", voice_channel)) if channel is not None and kind not in proofs]
+        unproven = [
+            kind
+            for kind, channel in (("text", text_channel), ("voice", voice_channel))
+            if channel is not None and kind not in proofs
+        ]
         link.channels_check_due = bool(unproven)  # the bot checks the host's access (check_channels)
         link.channels_problem = ""
         # A proof (or a question asked) stands only for the member it names.
         link.seat_proofs = {
-            seat: proof for seat, proof in (link.seat_proofs or {}).items()
-            if seat_map.user_of(int(seat)) is not None and str(proof.get("user") or proof.get("asked")) == str(seat_map.user_of(int(seat)))
+            seat: proof
+            for seat, proof in (link.seat_proofs or {}).items()
+            if seat_map.user_of(int(seat)) is not None
+            and str(proof.get("user") or proof.get("asked")) == str(seat_map.user_of(int(seat)))
         }
         link.save()
         _prove_present(link)
@@ -686,7 +825,11 @@ def host_discord_id(game: Game) -> int | None:
     """The host's own Discord account: the one his player profile names (players.Player.user)."""
     from players.models import Player
 
-    for raw in Player.objects.filter(user_id=game.host_id).exclude(discord_user_id="").values_list("discord_user_id", flat=True):
+    for raw in (
+        Player.objects.filter(user_id=game.host_id)
+        .exclude(discord_user_id="")
+        .values_list("discord_user_id", flat=True)
+    ):
         try:
             return core.parse_snowflake(raw)
         except core.BridgeError:
@@ -714,7 +857,10 @@ def prove_member(link: DiscordLink, seat: int, user_id: int | None, how: str) ->
         row = DiscordLink.objects.select_for_update().get(pk=link.pk)
         if user_id is None or row.seat_map().user_of(seat) != user_id or seat in row.proven_seat_map().by_seat:
             return False
-        row.seat_proofs = {**(row.seat_proofs or {}), str(seat): {"user": str(user_id), "by": how, "at": timezone.now().isoformat()}}
+        row.seat_proofs = {
+            **(row.seat_proofs or {}),
+            str(seat): {"user": str(user_id), "by": how, "at": timezone.now().isoformat()},
+        }
         # Saved, not updated: the voice chores re-plan on a saved link (a member proven
         # mid-game gets his number, his mute, his invite then).
         row.save(update_fields=["seat_proofs", "updated_at"])
@@ -766,7 +912,11 @@ def question_asked(question: Question, problem: str = "") -> None:
     """The bot sent (or could not send: `problem`, e.g. his DMs are closed) the question."""
     with transaction.atomic():
         link = DiscordLink.objects.select_for_update().select_related("game").filter(pk=question.link_id).first()
-        if link is None or link.seat_map().user_of(question.seat) != question.user_id or question.seat in link.proven_seat_map().by_seat:
+        if (
+            link is None
+            or link.seat_map().user_of(question.seat) != question.user_id
+            or question.seat in link.proven_seat_map().by_seat
+        ):
             return
         entry: dict[str, str] = {"asked": str(question.user_id), "at": timezone.now().isoformat()}
         if problem:
@@ -793,11 +943,15 @@ def receive_confirmation(*, author_id: int, text: str) -> Confirmation | None:
     routed nowhere. None: he has no pending seat (the DM goes on to receive_dm).
 
     link_save lets one live game claim a member at most, so his answer names one seat."""
-    pending = [(link, seat) for link in _live_links() if (seat := link.seat_map().seat_of(author_id)) is not None and seat not in link.proven_seat_map().by_seat]
+    pending = [
+        (link, seat)
+        for link in _live_links()
+        if (seat := link.seat_map().seat_of(author_id)) is not None and seat not in link.proven_seat_map().by_seat
+    ]
     if len(pending) != 1:
         return None
     link, seat = pending[0]
-    word = core.clean_text(text).strip().lower().strip(" .!«»\"")
+    word = core.clean_text(text).strip().lower().strip(' .!«»"')
     title = link.game.display_title
     if word in _YES:
         changed = prove_member(link, seat, author_id, "dm")
@@ -808,7 +962,10 @@ def receive_confirmation(*, author_id: int, text: str) -> Confirmation | None:
             seats = {k: v for k, v in (row.seats or {}).items() if not (k == str(seat) and str(v) == str(author_id))}
             changed = seats != (row.seats or {})
             # Kept for the host's panel («отказался»); it names no user, so it proves nothing.
-            proofs = {**(row.seat_proofs or {}), str(seat): {"refused": str(author_id), "at": timezone.now().isoformat()}}
+            proofs = {
+                **(row.seat_proofs or {}),
+                str(seat): {"refused": str(author_id), "at": timezone.now().isoformat()},
+            }
             DiscordLink.objects.filter(pk=row.pk).update(seats=seats, seat_proofs=proofs)
         push_to_host(link.game_id, {"event": "link_refused", "seat": seat})
         return Confirmation(f"Хорошо: вы не привязаны к игре «{title}»; ведущий это увидит.", changed)
@@ -829,7 +986,13 @@ class ChannelCheck:
 
 def channels_to_check() -> list[ChannelCheck]:
     return [
-        ChannelCheck(link.pk, link.guild_id, link.text_channel_id if not link.text_proven else None, link.voice_channel_id if not link.voice_proven else None, host_discord_id(link.game))
+        ChannelCheck(
+            link.pk,
+            link.guild_id,
+            link.text_channel_id if not link.text_proven else None,
+            link.voice_channel_id if not link.voice_proven else None,
+            host_discord_id(link.game),
+        )
         for link in _live_links().filter(channels_check_due=True).select_related("game")
     ]
 
@@ -870,11 +1033,15 @@ def _tournament_link(game: Game) -> TournamentDiscordLink | None:
 # --- the outbox --------------------------------------------------------------------------
 
 
-def enqueue_post(*, game: Game, kind: str, key: str, text: str, due_at: datetime | None = None, to_user_id: int | None = None) -> ChatPost | None:
+def enqueue_post(
+    *, game: Game, kind: str, key: str, text: str, due_at: datetime | None = None, to_user_id: int | None = None
+) -> ChatPost | None:
     """Queue a post once per key; a webhook post is delivered on time by a timer after the commit."""
     try:
         with transaction.atomic():
-            post = ChatPost.objects.create(game=game, kind=kind, dedupe_key=key, text=text, to_user_id=to_user_id, due_at=due_at or timezone.now())
+            post = ChatPost.objects.create(
+                game=game, kind=kind, dedupe_key=key, text=text, to_user_id=to_user_id, due_at=due_at or timezone.now()
+            )
     except IntegrityError:
         return None  # already queued: never posted twice
     link = DiscordLink.objects.filter(game=game).first()
@@ -908,16 +1075,30 @@ def claim_post(post_id: int, now: datetime | None = None) -> ChatPost | None:
     """Move a pending post to `sending`; only one deliverer wins, so it is posted once.
     A post past its expiry is marked «устарело» instead and never sent."""
     now = now or timezone.now()
-    if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING, due_at__lt=now - POST_EXPIRES).update(state=PostState.EXPIRED, last_error="устарело: не отправлено позже минуты"):
+    if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING, due_at__lt=now - POST_EXPIRES).update(
+        state=PostState.EXPIRED, last_error="устарело: не отправлено позже минуты"
+    ):
         post = ChatPost.objects.get(pk=post_id)
         push_to_host(post.game_id, {"event": "post_failed", "id": post.pk})
         return None
-    if ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).update(state=PostState.SENDING, claimed_at=now) != 1:
+    if (
+        ChatPost.objects.filter(pk=post_id, state=PostState.PENDING).update(state=PostState.SENDING, claimed_at=now)
+        != 1
+    ):
         return None
     return ChatPost.objects.select_related("game").get(pk=post_id)
 
 
-def finish_post(post: ChatPost, *, ok: bool, attempts: int, error: str = "", uncertain: bool = False, message_id: int | None = None, posted_at: datetime | None = None) -> None:
+def finish_post(
+    post: ChatPost,
+    *,
+    ok: bool,
+    attempts: int,
+    error: str = "",
+    uncertain: bool = False,
+    message_id: int | None = None,
+    posted_at: datetime | None = None,
+) -> None:
     post.state = PostState.SENT if ok else (PostState.UNCERTAIN if uncertain else PostState.FAILED)
     post.attempts = post.attempts + attempts
     post.last_error = error[:300]
@@ -925,7 +1106,9 @@ def finish_post(post: ChatPost, *, ok: bool, attempts: int, error: str = "", unc
     post.message_id = message_id
     post.save(update_fields=["state", "attempts", "last_error", "sent_at", "message_id"])
     if ok and post.kind == PostKind.LINE:
-        line_posted(post, posted_at or (webhook.snowflake_time(message_id) if message_id else post.sent_at or timezone.now()))
+        line_posted(
+            post, posted_at or (webhook.snowflake_time(message_id) if message_id else post.sent_at or timezone.now())
+        )
     if not ok:
         push_to_host(post.game_id, {"event": "post_failed", "id": post.pk})
 
@@ -970,13 +1153,22 @@ def deliver_webhook_post(post_id: int, due_at: datetime | None = None) -> webhoo
             prepared.close()
             return None  # another deliverer won, or it expired: never posted twice
         result = prepared.send()
-        finish_post(claimed, ok=result.ok, attempts=result.attempts, error=result.error, uncertain=result.uncertain, message_id=result.message_id)
+        finish_post(
+            claimed,
+            ok=result.ok,
+            attempts=result.attempts,
+            error=result.error,
+            uncertain=result.uncertain,
+            message_id=result.message_id,
+        )
         return result
     except Exception:  # a delivery thread must never die loudly, nor leave a post `sending`
         log.exception("webhook delivery of post %s failed", post_id)
         if claimed is not None:
             try:
-                ChatPost.objects.filter(pk=claimed.pk, state=PostState.SENDING).update(state=PostState.UNCERTAIN, last_error="возможно отправлено: внутренняя ошибка при отправке")
+                ChatPost.objects.filter(pk=claimed.pk, state=PostState.SENDING).update(
+                    state=PostState.UNCERTAIN, last_error="возможно отправлено: внутренняя ошибка при отправке"
+                )
             except Exception:
                 log.exception("could not mark post %s", post_id)
         return None
@@ -986,7 +1178,9 @@ def deliver_webhook_post(post_id: int, due_at: datetime | None = None) -> webhoo
 
 def retry_post(*, game: Game, post_id: int) -> None:
     """The host asks again for a failed, uncertain or expired post (his decision: it may post twice)."""
-    if ChatPost.objects.filter(game=game, pk=post_id, state__in=[PostState.FAILED, PostState.UNCERTAIN, PostState.EXPIRED]).update(state=PostState.PENDING, due_at=timezone.now()):
+    if ChatPost.objects.filter(
+        game=game, pk=post_id, state__in=[PostState.FAILED, PostState.UNCERTAIN, PostState.EXPIRED]
+    ).update(state=PostState.PENDING, due_at=timezone.now()):
         link = DiscordLink.objects.filter(game=game).first()
         if link is not None and link.webhook_url:
             schedule_webhook_delivery(post_id, timezone.now())
@@ -1001,8 +1195,12 @@ def sweep_stale_webhook_posts(now: datetime | None = None) -> list[threading.Thr
     so the bot's database thread never waits on HTTP. Posts stuck `sending` are reclaimed
     as «возможно отправлено»; the expired are dropped by the claim."""
     now = now or timezone.now()
-    ChatPost.objects.filter(state=PostState.SENDING, claimed_at__lt=now - SENDING_RECLAIM).update(state=PostState.UNCERTAIN, last_error="возможно отправлено: отправка прервалась")
-    stale = ChatPost.objects.filter(state=PostState.PENDING, to_user_id__isnull=True, due_at__lt=now - STALE_WEBHOOK_POST).exclude(game__discord_link__webhook_url="")
+    ChatPost.objects.filter(state=PostState.SENDING, claimed_at__lt=now - SENDING_RECLAIM).update(
+        state=PostState.UNCERTAIN, last_error="возможно отправлено: отправка прервалась"
+    )
+    stale = ChatPost.objects.filter(
+        state=PostState.PENDING, to_user_id__isnull=True, due_at__lt=now - STALE_WEBHOOK_POST
+    ).exclude(game__discord_link__webhook_url="")
     threads = []
     for post_id in list(stale.values_list("pk", flat=True)[:20]):
         # Two sweeps may start two deliverers: the claim lets one of them post.

@@ -41,7 +41,13 @@ async def see_profile(member: discord.Member | discord.User) -> None:
 async def on_message(message: discord.Message) -> None:
     """A guild message (bot.handle_message, after the bridge's own reading of it)."""
     try:
-        await _db(silence_services.chat_seen)(channel_id=message.channel.id, message_id=message.id, author_id=message.author.id, text=message.content or "", sent_at=message.created_at)
+        await _db(silence_services.chat_seen)(
+            channel_id=message.channel.id,
+            message_id=message.id,
+            author_id=message.author.id,
+            text=message.content or "",
+            sent_at=message.created_at,
+        )
         if isinstance(message.author, discord.Member):
             await see_profile(message.author)
     except Exception:  # one bad event must not stop the bot
@@ -52,7 +58,12 @@ async def on_reaction(payload: discord.RawReactionActionEvent) -> None:
     if payload.guild_id is None or (payload.member is not None and payload.member.bot):
         return
     try:
-        await _db(silence_services.reaction_seen)(channel_id=payload.channel_id, message_id=payload.message_id, user_id=payload.user_id, emoji=str(payload.emoji))
+        await _db(silence_services.reaction_seen)(
+            channel_id=payload.channel_id,
+            message_id=payload.message_id,
+            user_id=payload.user_id,
+            emoji=str(payload.emoji),
+        )
     except Exception:
         log.exception("silence check of a reaction on %s", payload.message_id)
 

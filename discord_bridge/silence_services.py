@@ -36,12 +36,22 @@ def _running_seats(user_id: int, *, text_channel_id: int | None = None) -> Itera
             yield link, seat
 
 
-def _record(game: Game, *, kind: str, seat: int, user_id: int, key: str, detail: str, at: datetime) -> SilenceEvent | None:
+def _record(
+    game: Game, *, kind: str, seat: int, user_id: int, key: str, detail: str, at: datetime
+) -> SilenceEvent | None:
     from discord_bridge import services
 
     try:
         with transaction.atomic():
-            event = SilenceEvent.objects.create(game=game, kind=kind, seat=seat, user_id=user_id, key=key[:120], detail=core.clean_text(detail)[:200], at=at)
+            event = SilenceEvent.objects.create(
+                game=game,
+                kind=kind,
+                seat=seat,
+                user_id=user_id,
+                key=key[:120],
+                detail=core.clean_text(detail)[:200],
+                at=at,
+            )
     except IntegrityError:
         return None  # the same Discord fact again (a replay): shown once
     services.push_to_host(game.pk, {"event": "silence", "kind": kind})
@@ -58,18 +68,30 @@ def chat_seen(*, channel_id: int, message_id: int, author_id: int, text: str, se
         span = core.span_at(services.step_spans(link.game), sent_at)
         if span is None or not voice.chat_is_silence(span.status, span.step):
             continue
-        event = _record(link.game, kind=voice.CHAT, seat=seat, user_id=author_id, key=f"chat:{message_id}", detail=text, at=sent_at)
+        event = _record(
+            link.game, kind=voice.CHAT, seat=seat, user_id=author_id, key=f"chat:{message_id}", detail=text, at=sent_at
+        )
         if event is not None:
             found.append(event)
     return found
 
 
-def reaction_seen(*, channel_id: int, message_id: int, user_id: int, emoji: str, at: datetime | None = None) -> list[SilenceEvent]:
+def reaction_seen(
+    *, channel_id: int, message_id: int, user_id: int, emoji: str, at: datetime | None = None
+) -> list[SilenceEvent]:
     found = []
     for link, seat in _running_seats(user_id, text_channel_id=channel_id):
         if not voice.reaction_is_silence(link.game.status):
             continue
-        event = _record(link.game, kind=voice.REACTION, seat=seat, user_id=user_id, key=f"reaction:{message_id}:{user_id}:{emoji}", detail=emoji, at=at or timezone.now())
+        event = _record(
+            link.game,
+            kind=voice.REACTION,
+            seat=seat,
+            user_id=user_id,
+            key=f"reaction:{message_id}:{user_id}:{emoji}",
+            detail=emoji,
+            at=at or timezone.now(),
+        )
         if event is not None:
             found.append(event)
     return found
@@ -83,20 +105,34 @@ def profile_seen(*, user_id: int, name: str, avatar: str, at: datetime | None = 
     found = []
     for link, seat in _running_seats(user_id):
         with transaction.atomic():
-            baseline, new = SeatProfile.objects.select_for_update().get_or_create(game=link.game, user_id=user_id, defaults={"name": name[:100], "avatar": avatar[:100], "seen_at": at})
+            baseline, new = SeatProfile.objects.select_for_update().get_or_create(
+                game=link.game, user_id=user_id, defaults={"name": name[:100], "avatar": avatar[:100], "seen_at": at}
+            )
             if new:
                 continue
             changes = voice.profile_changes(baseline.name, baseline.avatar, name[:100], avatar[:100])
             bots = SeatNickname.objects.filter(game=link.game, user_id=user_id).first()
             # The bot's rename («N. nick») or its restoration (from that nick back to his own).
-            if voice.NICK in changes and bots is not None and (name == bots.nick or (baseline.name == bots.nick and bots.restored_at is not None)):
+            if (
+                voice.NICK in changes
+                and bots is not None
+                and (name == bots.nick or (baseline.name == bots.nick and bots.restored_at is not None))
+            ):
                 changes.remove(voice.NICK)
             if not changes and (baseline.name, baseline.avatar) == (name[:100], avatar[:100]):
                 continue
             for kind in changes:
                 before, after = (baseline.name, name) if kind == voice.NICK else (baseline.avatar, avatar)
                 detail = f"{before} → {after}" if kind == voice.NICK else ""
-                event = _record(link.game, kind=kind, seat=seat, user_id=user_id, key=f"{kind}:{at.timestamp():.3f}:{before}>{after}", detail=detail, at=at)
+                event = _record(
+                    link.game,
+                    kind=kind,
+                    seat=seat,
+                    user_id=user_id,
+                    key=f"{kind}:{at.timestamp():.3f}:{before}>{after}",
+                    detail=detail,
+                    at=at,
+                )
                 if event is not None:
                     found.append(event)
             baseline.name, baseline.avatar, baseline.seen_at = name[:100], avatar[:100], at
@@ -124,7 +160,11 @@ def record_foul(*, game: Game, event_id: int, expected_seq: int | None, by: Any)
         event = SilenceEvent.objects.select_for_update().filter(game=game, pk=event_id).first()
         if event is None or not event.is_open:
             raise AlreadyDecided()
-        action = {"do": "foul", "seat": event.seat, "reason": voice.FOUL_REASONS.get(event.kind, voice.FOUL_REASONS[voice.CHAT])}
+        action = {
+            "do": "foul",
+            "seat": event.seat,
+            "reason": voice.FOUL_REASONS.get(event.kind, voice.FOUL_REASONS[voice.CHAT]),
+        }
         outcome = game_services.game_record_action(game=game, action=action, expected_seq=expected_seq, by=by)
         event.foul_seq = outcome.action.seq if outcome.action is not None else outcome.game.seq
         event.save(update_fields=["foul_seq"])
@@ -132,4 +172,6 @@ def record_foul(*, game: Game, event_id: int, expected_seq: int | None, by: Any)
 
 
 def dismiss(*, game: Game, event_id: int) -> None:
-    SilenceEvent.objects.filter(game=game, pk=event_id, foul_seq__isnull=True, dismissed_at__isnull=True).update(dismissed_at=timezone.now())
+    SilenceEvent.objects.filter(game=game, pk=event_id, foul_seq__isnull=True, dismissed_at__isnull=True).update(
+        dismissed_at=timezone.now()
+    )

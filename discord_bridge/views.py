@@ -50,7 +50,9 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
     action = pre["action"]
     rows: list[dict[str, Any]] = []
     for p in proposals:
-        rows.append({"p": p, "label": _recorded(p) or _label(p.status), "nick": _nick(game, p.seat), "edited": _edited(p)})
+        rows.append(
+            {"p": p, "label": _recorded(p) or _label(p.status), "nick": _nick(game, p.seat), "edited": _edited(p)}
+        )
     winks = [r for r in rows if r["p"].kind == "wink"]
     shots = []
     if action and action.get("do") == "shots":
@@ -61,11 +63,21 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
     tally = services.vote_tally(game) if link and state.step == "voting" else None
     pluses = []
     if link and state.step == "voting":
-        for p in Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key).order_by("sent_at", "message_id"):
+        for p in Proposal.objects.filter(game=game, kind="plus", step_key=game.clock_key).order_by(
+            "sent_at", "message_id"
+        ):
             status, candidate = tally.marks.get(p.message_id, (p.status, p.target)) if tally else (p.status, p.target)
             if p.status == core.WITHDRAWN:
                 status = core.WITHDRAWN
-            pluses.append({"p": p, "candidate": candidate, "status": status, "label": _label(status), "deleted": p.deleted_at is not None})
+            pluses.append(
+                {
+                    "p": p,
+                    "candidate": candidate,
+                    "status": status,
+                    "label": _label(status),
+                    "deleted": p.deleted_at is not None,
+                }
+            )
     line_posted = bool(link and link.vote_key == game.clock_key and link.vote_line_at is not None)
     return {
         "game": game,
@@ -86,7 +98,11 @@ def panel_context(game: Game, *, error: str = "", notice: str = "") -> dict[str,
         "deleted_votes": services.deleted_votes(game) if link and state.step == "voting" else [],
         "webhook_masked": webhook.masked(link.webhook_url) if link else "",
         "proposal_ids": ",".join(str(i) for i in pre["proposal_ids"]),
-        "failed_posts": list(ChatPost.objects.filter(game=game, state__in=[PostState.FAILED, PostState.UNCERTAIN, PostState.EXPIRED]).order_by("-created_at")[:5]),
+        "failed_posts": list(
+            ChatPost.objects.filter(
+                game=game, state__in=[PostState.FAILED, PostState.UNCERTAIN, PostState.EXPIRED]
+            ).order_by("-created_at")[:5]
+        ),
         "error": error,
         "notice": notice,
     }
@@ -112,9 +128,22 @@ def seat_picker(game: Game, link: DiscordLink | None) -> dict[str, Any]:
         else:
             picked = None
         state, label = _seat_state(link, seat)
-        rows.append({"seat": seat, "nick": nicknames.get(seat, ""), "user": str(user) if user is not None else "", "picked": str(picked) if picked else "", "state": state, "proof": label})
+        rows.append(
+            {
+                "seat": seat,
+                "nick": nicknames.get(seat, ""),
+                "user": str(user) if user is not None else "",
+                "picked": str(picked) if picked else "",
+                "state": state,
+                "proof": label,
+            }
+        )
     return {
-        **link_proofs(link),"seats_form": rows, "voice_members": [{"id": str(m.user_id), "name": m.display_name} for m in members], "voice_taken_at": snapshot.taken_at if snapshot else None}
+        **link_proofs(link),
+        "seats_form": rows,
+        "voice_members": [{"id": str(m.user_id), "name": m.display_name} for m in members],
+        "voice_taken_at": snapshot.taken_at if snapshot else None,
+    }
 
 
 def _label(status: str) -> str:
@@ -137,13 +166,22 @@ def link_proofs(link: DiscordLink | None) -> dict[str, Any]:
     if link is None:
         return {"channels_state": [], "channels_problem": "", "channels_checking": False}
     rows = []
-    for kind, channel, name in (("text", link.text_channel_id, gettext("текстовый канал")), ("voice", link.voice_channel_id, gettext("голосовой канал"))):
+    for kind, channel, name in (
+        ("text", link.text_channel_id, gettext("текстовый канал")),
+        ("voice", link.voice_channel_id, gettext("голосовой канал")),
+    ):
         if channel is None:
             continue
         how = link.channel_proof(kind)
-        label = {"bot": gettext("подтверждён ботом"), "organizer": gettext("задан организатором")}.get(how, gettext("не подтверждён"))
+        label = {"bot": gettext("подтверждён ботом"), "organizer": gettext("задан организатором")}.get(
+            how, gettext("не подтверждён")
+        )
         rows.append({"kind": kind, "name": name, "proven": bool(how), "label": label})
-    return {"channels_state": rows, "channels_problem": link.channels_problem, "channels_checking": link.channels_check_due}
+    return {
+        "channels_state": rows,
+        "channels_problem": link.channels_problem,
+        "channels_checking": link.channels_check_due,
+    }
 
 
 def _seat_state(link: DiscordLink | None, seat: int) -> tuple[str, str]:
@@ -152,7 +190,9 @@ def _seat_state(link: DiscordLink | None, seat: int) -> tuple[str, str]:
         return "", ""
     proof = (link.seat_proofs or {}).get(str(seat)) or {}
     if seat in link.proven_seat_map().by_seat:
-        return "proven", gettext("подтверждён: в голосовом канале") if proof.get("by") == "voice" else gettext("подтверждён: ответил «да»")
+        return "proven", gettext("подтверждён: в голосовом канале") if proof.get("by") == "voice" else gettext(
+            "подтверждён: ответил «да»"
+        )
     if link.seat_map().user_of(seat) is not None:
         if proof.get("problem"):
             return "pending", gettext("не подтверждён: %(problem)s") % {"problem": proof["problem"]}
@@ -252,7 +292,12 @@ def action_from_post(data: QueryDict) -> dict[str, Any]:
         return {"do": "shots", "by": by}
     if do == "roles":
         mafia = [_seat(v, "mafia") for v in (data.get("mafia") or "").replace(" ", "").split(",") if v]
-        return {"do": "roles", "sheriff": _seat(data.get("sheriff"), "sheriff"), "don": _seat(data.get("don"), "don"), "mafia": mafia}
+        return {
+            "do": "roles",
+            "sheriff": _seat(data.get("sheriff"), "sheriff"),
+            "don": _seat(data.get("don"), "don"),
+            "mafia": mafia,
+        }
     if do in ("don_check", "sheriff_check"):
         return {"do": do, "target": _seat(data.get("target"), "target")}
     if do == "wink":
@@ -262,7 +307,9 @@ def action_from_post(data: QueryDict) -> dict[str, Any]:
         for key in data:
             if key.startswith("for_"):
                 raw = (data.get(key) or "").replace(" ", "")
-                votes[key.removeprefix("for_")] = [s for s in (_seat(v, key) for v in raw.split(",") if v) if s is not None]
+                votes[key.removeprefix("for_")] = [
+                    s for s in (_seat(v, key) for v in raw.split(",") if v) if s is not None
+                ]
         return {"do": "votes", "for": votes}
     raise ActionFormError("do", gettext("это предложение нельзя подтвердить"))
 
@@ -281,7 +328,9 @@ def confirm(request: HttpRequest, pk: int) -> HttpResponse:
         return _panel(request, game, error=pt.violation_text(exc), status=422)
     except services.AlreadyApplied:
         game.refresh_from_db()
-        return _panel(request, game, error=gettext("Это предложение уже записано; повторно оно не применяется."), status=409)
+        return _panel(
+            request, game, error=gettext("Это предложение уже записано; повторно оно не применяется."), status=409
+        )
     game.refresh_from_db()
     response = _panel(request, game, notice=gettext("Записано."))
     response["HX-Trigger"] = "discord-applied"

@@ -109,9 +109,18 @@ FOULS = "fouls"
 TECH = "tech"
 _QUESTIONS = {
     # Line 327: the one question a player may ask the host: his own fouls.
-    "фолы": FOULS, "фол": FOULS, "мои фолы": FOULS, "сколько фолов": FOULS, "сколько у меня фолов": FOULS,
+    "фолы": FOULS,
+    "фол": FOULS,
+    "мои фолы": FOULS,
+    "сколько фолов": FOULS,
+    "сколько у меня фолов": FOULS,
     # Lines 27, 351: a technical pause is asked for.
-    "тех": TECH, "техпауза": TECH, "тех пауза": TECH, "тех. пауза": TECH, "пауза": TECH, "тп": TECH,
+    "тех": TECH,
+    "техпауза": TECH,
+    "тех пауза": TECH,
+    "тех. пауза": TECH,
+    "пауза": TECH,
+    "тп": TECH,
 }
 
 
@@ -123,7 +132,11 @@ def question_of(text: str) -> str | None:
 
 def fouls_answer(count: int) -> str:
     """His own count only: never anything about the nominees or the others (line 325)."""
-    word = "фол" if count % 10 == 1 and count % 100 != 11 else ("фола" if count % 10 in (2, 3, 4) and count % 100 not in (12, 13, 14) else "фолов")
+    word = (
+        "фол"
+        if count % 10 == 1 and count % 100 != 11
+        else ("фола" if count % 10 in (2, 3, 4) and count % 100 not in (12, 13, 14) else "фолов")
+    )
     return f"У вас {count} {word}."
 
 
@@ -173,5 +186,5 @@ def seat_nickname(seat: int, name: str) -> str:
     prefix = f"{seat}. "
     base = name
     if base.startswith(prefix):  # already numbered (a restart mid-game)
-        base = base[len(prefix):]
+        base = base[len(prefix) :]
     return (prefix + base)[:32]

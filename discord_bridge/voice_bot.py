@@ -79,7 +79,9 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
     guild = client.get_guild(plan.guild_id) if plan.guild_id else None
     if guild is None:
         if announce_absent and (plan.desired or plan.mine):
-            await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=None, ok=False, detail=NO_GUILD)
+            await _db(voice_services.journal)(
+                game_id=game_id, kind=voice_services.MUTE, seat=None, ok=False, detail=NO_GUILD
+            )
         await _db(voice_services.mark_applied)(game_id, plan.revision)
         return
     jobs: list[Any] = []
@@ -87,11 +89,15 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
         member = guild.get_member(user_id)
         if not _in_channel(member, plan.voice_channel_id) or member is None or member.voice is None:
             if announce_absent and user_id not in plan.mine:
-                await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=seat, ok=False, detail=NOT_IN_VOICE)
+                await _db(voice_services.journal)(
+                    game_id=game_id, kind=voice_services.MUTE, seat=seat, ok=False, detail=NOT_IN_VOICE
+                )
             continue
         if member.voice.mute and user_id not in plan.mine:
             continue  # a moderator's mute: not the bot's, so never lifted by it
-        if not member.voice.mute and (game_id, user_id) not in _in_flight:  # new, or the bot's mute lifted by someone while it was away
+        if (
+            not member.voice.mute and (game_id, user_id) not in _in_flight
+        ):  # new, or the bot's mute lifted by someone while it was away
             jobs.append(_tracked(game_id, user_id, _mute(game_id, guild.id, member, seat)))
     for user_id, seat in plan.mine.items():
         if user_id in plan.desired:
@@ -99,7 +105,9 @@ async def reconcile_game(client: discord.Client, game_id: int, *, announce_absen
         member = guild.get_member(user_id)
         if member is None or member.voice is None or member.voice.channel is None:
             if announce_absent:
-                await _db(voice_services.journal)(game_id=game_id, kind=voice_services.UNMUTE, seat=seat, ok=False, detail=NOT_IN_VOICE_UNMUTE)
+                await _db(voice_services.journal)(
+                    game_id=game_id, kind=voice_services.UNMUTE, seat=seat, ok=False, detail=NOT_IN_VOICE_UNMUTE
+                )
             continue
         if not member.voice.mute:  # already unmuted (by a moderator): nothing to do but forget
             await _db(voice_services.forget_mute)(game_id=game_id, user_id=user_id)
@@ -129,7 +137,9 @@ async def _mute(game_id: int, guild_id: int, member: discord.Member, seat: int) 
         await member.edit(mute=True, reason=MUTE_REASON)
     except discord.HTTPException as exc:
         await _db(voice_services.forget_mute)(game_id=game_id, user_id=member.id)
-        await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=seat, ok=False, detail=_reason(exc))
+        await _db(voice_services.journal)(
+            game_id=game_id, kind=voice_services.MUTE, seat=seat, ok=False, detail=_reason(exc)
+        )
         return
     await _db(voice_services.journal)(game_id=game_id, kind=voice_services.MUTE, seat=seat)
 
@@ -138,17 +148,23 @@ async def _unmute(game_id: int, member: discord.Member, seat: int) -> None:
     try:
         await member.edit(mute=False, reason=UNMUTE_REASON)
     except discord.HTTPException as exc:  # kept in the journal: tried again on his next voice event
-        await _db(voice_services.journal)(game_id=game_id, kind=voice_services.UNMUTE, seat=seat, ok=False, detail=_reason(exc))
+        await _db(voice_services.journal)(
+            game_id=game_id, kind=voice_services.UNMUTE, seat=seat, ok=False, detail=_reason(exc)
+        )
         return
     await _db(voice_services.forget_mute)(game_id=game_id, user_id=member.id)
     await _db(voice_services.journal)(game_id=game_id, kind=voice_services.UNMUTE, seat=seat)
 
 
 def _presence(state: discord.VoiceState) -> voice.VoicePresence:
-    return voice.VoicePresence(channel_id=state.channel.id if state.channel is not None else None, deaf=bool(state.self_deaf or state.deaf))
+    return voice.VoicePresence(
+        channel_id=state.channel.id if state.channel is not None else None, deaf=bool(state.self_deaf or state.deaf)
+    )
 
 
-async def on_voice_state(client: discord.Client, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState) -> None:
+async def on_voice_state(
+    client: discord.Client, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState
+) -> None:
     """A member joined, left, moved or (un)deafened: the host's alerts, then the games concerned
     are reconciled (a member joining mid-Night is muted; one the bot still has muted is unmuted)."""
     if member.bot:
@@ -170,7 +186,9 @@ async def on_voice_state(client: discord.Client, member: discord.Member, before:
 
 async def answer_question(message: discord.Message, *, replay: bool = False) -> bool:
     """A DM that is «фолы» or «тех»: answered here (True); anything else goes to the bridge (False)."""
-    answered = await _db(voice_services.answer_question)(author_id=message.author.id, message_id=message.id, text=message.content or "")
+    answered = await _db(voice_services.answer_question)(
+        author_id=message.author.id, message_id=message.id, text=message.content or ""
+    )
     if answered is None:
         return False
     text, new = answered
@@ -196,7 +214,9 @@ async def apply_invites(client: discord.Client) -> int:
             await _db(voice_services.invite_sent)(invite.pk, error="the blacks' channel is not visible to the bot")
             continue
         try:
-            created = await channel.create_invite(max_age=INVITE_MAX_AGE, max_uses=1, unique=True, reason="Протокол мафии: договорка")
+            created = await channel.create_invite(
+                max_age=INVITE_MAX_AGE, max_uses=1, unique=True, reason="Протокол мафии: договорка"
+            )
         except discord.HTTPException as exc:
             await _db(voice_services.invite_sent)(invite.pk, error=_reason(exc))
             continue
@@ -281,11 +301,14 @@ async def apply_rechecks(client: discord.Client) -> int:
     for work in await _db(recheck_services.due)():
         channel = client.get_channel(work.channel_id)
         if not isinstance(channel, discord.abc.Messageable):
-            await _db(recheck_services.finish)(work.recheck_id, [], error="the game's text channel is not visible to the bot")
+            await _db(recheck_services.finish)(
+                work.recheck_id, [], error="the game's text channel is not visible to the bot"
+            )
             continue
         try:
             history = channel.history(
-                limit=recheck_services.READ_LIMIT, oldest_first=True,
+                limit=recheck_services.READ_LIMIT,
+                oldest_first=True,
                 after=discord.Object(id=discord.utils.time_snowflake(work.after)),
                 before=discord.Object(id=discord.utils.time_snowflake(work.before, high=True)) if work.before else None,
             )
@@ -332,13 +355,17 @@ async def apply_mafia_channel(client: discord.Client) -> int:
     for work in await _db(voice_services.mafia_channel_work)():
         channel = client.get_channel(work.channel_id)
         if not isinstance(channel, discord.abc.GuildChannel):
-            await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open, error="the blacks' channel is not visible to the bot")
+            await _db(voice_services.mafia_channel_set)(
+                work.game_id, open=work.open, error="the blacks' channel is not visible to the bot"
+            )
             continue
         role = channel.guild.default_role
         overwrite = channel.overwrites_for(role)
         overwrite.update(send_messages=work.open, speak=work.open)
         try:
-            await channel.set_permissions(role, overwrite=overwrite, reason=MAFIA_OPEN_REASON if work.open else MAFIA_CLOSED_REASON)
+            await channel.set_permissions(
+                role, overwrite=overwrite, reason=MAFIA_OPEN_REASON if work.open else MAFIA_CLOSED_REASON
+            )
         except discord.HTTPException as exc:
             await _db(voice_services.mafia_channel_set)(work.game_id, open=work.open, error=_reason(exc))
             continue
@@ -365,7 +392,14 @@ async def apply_nicknames(client: discord.Client) -> int:
             continue  # not on the server: nothing to rename
         if work.seat is not None:
             nick = voice.seat_nickname(work.seat, member.display_name)
-            await _db(voice_services.will_rename)(game_id=work.game_id, guild_id=guild.id, user_id=member.id, seat=work.seat, old_nick=member.nick, nick=nick)
+            await _db(voice_services.will_rename)(
+                game_id=work.game_id,
+                guild_id=guild.id,
+                user_id=member.id,
+                seat=work.seat,
+                old_nick=member.nick,
+                nick=nick,
+            )
             try:
                 await member.edit(nick=nick, reason="Протокол мафии: номер места")
             except discord.HTTPException as exc:

@@ -100,7 +100,9 @@ class BlackInvite(models.Model):
     seat = models.PositiveSmallIntegerField()
     user_id = models.BigIntegerField()
     state = models.CharField(max_length=16, choices=InviteState.choices, default=InviteState.PENDING)
-    code = models.CharField(max_length=32, blank=True)  # the invite's code: a secret of the blacks (never on a public page)
+    code = models.CharField(
+        max_length=32, blank=True
+    )  # the invite's code: a secret of the blacks (never on a public page)
     joined_at = models.DateTimeField(null=True, blank=True)  # seen a member of the blacks' server
     removed_at = models.DateTimeField(null=True, blank=True)
     last_error = models.CharField(max_length=300, blank=True)
@@ -201,7 +203,9 @@ class RoundNotice(models.Model):
 
     round = models.ForeignKey("tournaments.Round", on_delete=models.CASCADE, related_name="discord_notices")
     user_id = models.BigIntegerField()
-    participant = models.ForeignKey("tournaments.Participant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    participant = models.ForeignKey(
+        "tournaments.Participant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     correction = models.BooleanField(default=False)
     text = models.CharField(max_length=400)
     state = models.CharField(max_length=16, choices=InviteState.choices, default=InviteState.PENDING)

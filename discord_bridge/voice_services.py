@@ -42,8 +42,12 @@ RELEASE = "release"
 def _view(game: Game, *, tech_pause: bool) -> voice.VoiceView:
     state = game_reading.game_state(game)
     return voice.VoiceView(
-        status=game.status, phase=state.phase, step=state.step, speaker=state.speaker,
-        at_table=frozenset(state.at_table), tech_pause=tech_pause,
+        status=game.status,
+        phase=state.phase,
+        step=state.step,
+        speaker=state.speaker,
+        at_table=frozenset(state.at_table),
+        tech_pause=tech_pause,
     )
 
 
@@ -70,7 +74,12 @@ def plan(game_id: int, now: datetime | None = None) -> VoiceControl | None:
             desired: dict[str, int] = {}
         else:
             linked = link.proven_seat_map().by_seat.keys()
-            desired = _as_desired(link, voice.muted_seats(_view(game, tech_pause=pause is not None), linked, unmute_on_tech_pause=control.unmute_on_tech_pause))
+            desired = _as_desired(
+                link,
+                voice.muted_seats(
+                    _view(game, tech_pause=pause is not None), linked, unmute_on_tech_pause=control.unmute_on_tech_pause
+                ),
+            )
             if pause is not None:
                 # The pause ends by time, with no action: the Night's (or Day's) plan takes over then.
                 then_desired = _as_desired(link, voice.muted_seats(_view(game, tech_pause=False), linked))
@@ -108,16 +117,24 @@ def post_draw(game_id: int) -> list[int]:
         return []
     seed, players = str(drawn["seed"]), [str(p) for p in drawn["players"]]
     # Every later game change comes here too: queue only what is not queued yet (no failing inserts).
-    done = set(ChatPost.objects.filter(game=game, kind=DRAW_KIND, dedupe_key__startswith=f"draw:{seed}").values_list("dedupe_key", flat=True))
+    done = set(
+        ChatPost.objects.filter(game=game, kind=DRAW_KIND, dedupe_key__startswith=f"draw:{seed}").values_list(
+            "dedupe_key", flat=True
+        )
+    )
     queued = []
     if (link.text_channel_id or link.webhook_url) and f"draw:{seed}"[:120] not in done:
-        post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}"[:120], text=voice.draw_line(seed, players))
+        post = services.enqueue_post(
+            game=game, kind=DRAW_KIND, key=f"draw:{seed}"[:120], text=voice.draw_line(seed, players)
+        )
         if post is not None:
             queued.append(post.pk)
     for seat, user in sorted(link.proven_seat_map().by_seat.items()):
         if f"draw:{seed}:{seat}:{user}"[:120] in done:
             continue
-        post = services.enqueue_post(game=game, kind=DRAW_KIND, key=f"draw:{seed}:{seat}:{user}"[:120], text=voice.seat_dm(seat), to_user_id=user)
+        post = services.enqueue_post(
+            game=game, kind=DRAW_KIND, key=f"draw:{seed}:{seat}:{user}"[:120], text=voice.seat_dm(seat), to_user_id=user
+        )
         if post is not None:
             queued.append(post.pk)
     return queued
@@ -131,14 +148,22 @@ def plan_invites(game_id: int) -> list[BlackInvite]:
     and DMs it. Nothing when the link names no blacks' server. Returns the new rows."""
     link = DiscordLink.objects.filter(game_id=game_id).select_related("game").first()
     control = VoiceControl.objects.filter(game_id=game_id).first()
-    if link is None or control is None or control.mafia_channel_id is None or link.game.status != GameStatus.RUNNING and link.game.status != GameStatus.SETUP:
+    if (
+        link is None
+        or control is None
+        or control.mafia_channel_id is None
+        or link.game.status != GameStatus.RUNNING
+        and link.game.status != GameStatus.SETUP
+    ):
         return []
     roles = game_reading.game_state(link.game).roles or {}
     by_seat = link.proven_seat_map().by_seat
     created = []
     for seat, role in sorted(roles.items()):
         if role in BLACK_ROLES and seat in by_seat:
-            invite, new = BlackInvite.objects.get_or_create(game=link.game, user_id=by_seat[seat], defaults={"seat": seat})
+            invite, new = BlackInvite.objects.get_or_create(
+                game=link.game, user_id=by_seat[seat], defaults={"seat": seat}
+            )
             if new:
                 created.append(invite)
     return created
@@ -156,25 +181,34 @@ class InviteWork:
 
 def invite_work() -> InviteWork:
     pending = list(BlackInvite.objects.filter(state=InviteState.PENDING, game__status=GameStatus.RUNNING))
-    over = list(BlackInvite.objects.filter(state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED], removed_at__isnull=True).exclude(game__status=GameStatus.RUNNING))
+    over = list(
+        BlackInvite.objects.filter(
+            state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED], removed_at__isnull=True
+        ).exclude(game__status=GameStatus.RUNNING)
+    )
     ids = {i.game_id for i in pending + over}
     controls = {c.game_id: c for c in VoiceControl.objects.filter(game_id__in=ids)}
     return InviteWork(
-        to_send=pending, to_revoke=over,
+        to_send=pending,
+        to_revoke=over,
         guild_ids={g: c.mafia_guild_id for g, c in controls.items() if c.mafia_guild_id},
         channel_ids={g: c.mafia_channel_id for g, c in controls.items() if c.mafia_channel_id},
     )
 
 
 def invite_sent(invite_id: int, *, code: str = "", error: str = "") -> None:
-    BlackInvite.objects.filter(pk=invite_id).update(state=InviteState.FAILED if error else InviteState.SENT, code=code, last_error=error[:300])
+    BlackInvite.objects.filter(pk=invite_id).update(
+        state=InviteState.FAILED if error else InviteState.SENT, code=code, last_error=error[:300]
+    )
     invite = BlackInvite.objects.get(pk=invite_id)
     journal(game_id=invite.game_id, kind="invite", seat=invite.seat, ok=not error, detail=error)
 
 
 def invites_to_watch() -> tuple[list[BlackInvite], dict[int, int]]:
     """Sent invites of live games whose black has not been seen on the blacks' server yet."""
-    rows = list(BlackInvite.objects.filter(state=InviteState.SENT, joined_at__isnull=True, game__status=GameStatus.RUNNING))
+    rows = list(
+        BlackInvite.objects.filter(state=InviteState.SENT, joined_at__isnull=True, game__status=GameStatus.RUNNING)
+    )
     controls = VoiceControl.objects.filter(game_id__in={r.game_id for r in rows}, mafia_guild_id__isnull=False)
     return rows, {c.game_id: c.mafia_guild_id for c in controls if c.mafia_guild_id is not None}
 
@@ -187,7 +221,9 @@ def invite_joined(invite_id: int) -> None:
 
 
 def invite_revoked(invite_id: int, *, error: str = "") -> None:
-    BlackInvite.objects.filter(pk=invite_id).update(state=InviteState.REVOKED, removed_at=timezone.now(), code="", last_error=error[:300])
+    BlackInvite.objects.filter(pk=invite_id).update(
+        state=InviteState.REVOKED, removed_at=timezone.now(), code="", last_error=error[:300]
+    )
 
 
 def release_all(*, game: Game) -> VoiceControl:
@@ -203,12 +239,23 @@ def release_all(*, game: Game) -> VoiceControl:
 
 
 def save_settings(
-    *, game: Game, mute_enabled: bool, unmute_on_tech_pause: bool, alerts_enabled: bool, draw_post_enabled: bool = True,
-    mafia_guild_id: int | None = None, mafia_channel_id: int | None = None, seat_nicknames: bool = False,
+    *,
+    game: Game,
+    mute_enabled: bool,
+    unmute_on_tech_pause: bool,
+    alerts_enabled: bool,
+    draw_post_enabled: bool = True,
+    mafia_guild_id: int | None = None,
+    mafia_channel_id: int | None = None,
+    seat_nicknames: bool = False,
 ) -> VoiceControl:
     control, _ = VoiceControl.objects.get_or_create(game=game)
     control.mafia_guild_id, control.mafia_channel_id = mafia_guild_id, mafia_channel_id
-    control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled = mute_enabled, unmute_on_tech_pause, alerts_enabled
+    control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled = (
+        mute_enabled,
+        unmute_on_tech_pause,
+        alerts_enabled,
+    )
     control.draw_post_enabled, control.seat_nicknames = draw_post_enabled, seat_nicknames
     control.save()
     plan(game.pk)
@@ -245,9 +292,13 @@ def mafia_channel_work() -> list[MafiaChannelWork]:
     closed until the договорка), or an open channel left after the game."""
     live = Q(game__status=GameStatus.RUNNING)
     rows = VoiceControl.objects.filter(mafia_channel_id__isnull=False).filter(
-        (live & Q(mafia_applied__isnull=True)) | (live & Q(mafia_applied=False, mafia_open=True)) | Q(mafia_applied=True, mafia_open=False)
+        (live & Q(mafia_applied__isnull=True))
+        | (live & Q(mafia_applied=False, mafia_open=True))
+        | Q(mafia_applied=True, mafia_open=False)
     )
-    return [MafiaChannelWork(c.game_id, c.mafia_channel_id, c.mafia_open) for c in rows if c.mafia_channel_id is not None]
+    return [
+        MafiaChannelWork(c.game_id, c.mafia_channel_id, c.mafia_open) for c in rows if c.mafia_channel_id is not None
+    ]
 
 
 def mafia_channel_set(game_id: int, *, open: bool, error: str = "") -> None:
@@ -273,14 +324,21 @@ def nickname_work() -> list[NickWork]:
     work: list[NickWork] = []
     wanted: set[tuple[int, int]] = set()
     controls = VoiceControl.objects.filter(seat_nicknames=True, game__status__in=[GameStatus.SETUP, GameStatus.RUNNING])
-    links = {link.game_id: link for link in DiscordLink.objects.filter(game_id__in=controls.values_list("game_id", flat=True), guild_id__isnull=False)}
+    links = {
+        link.game_id: link
+        for link in DiscordLink.objects.filter(
+            game_id__in=controls.values_list("game_id", flat=True), guild_id__isnull=False
+        )
+    }
     done = {(n.game_id, n.user_id): n for n in SeatNickname.objects.filter(game_id__in=links.keys())}
     for game_id, link in links.items():
         assert link.guild_id is not None
         for seat, user_id in link.proven_seat_map().by_seat.items():
             wanted.add((game_id, user_id))
             row = done.get((game_id, user_id))
-            if row is not None and (row.last_error or (row.seat == seat and row.set_at is not None and row.restored_at is None)):
+            if row is not None and (
+                row.last_error or (row.seat == seat and row.set_at is not None and row.restored_at is None)
+            ):
                 continue  # set already, or refused by Discord (shown; not asked again)
             work.append(NickWork(game_id, link.guild_id, user_id, seat))
     for row in SeatNickname.objects.filter(set_at__isnull=False, restored_at__isnull=True, last_error=""):
@@ -291,7 +349,11 @@ def nickname_work() -> list[NickWork]:
 
 def will_rename(*, game_id: int, guild_id: int, user_id: int, seat: int, old_nick: str | None, nick: str) -> None:
     """Written before the request: his own nickname is kept even if the bot dies mid-way."""
-    row, new = SeatNickname.objects.get_or_create(game_id=game_id, user_id=user_id, defaults={"guild_id": guild_id, "seat": seat, "old_nick": old_nick, "nick": nick})
+    row, new = SeatNickname.objects.get_or_create(
+        game_id=game_id,
+        user_id=user_id,
+        defaults={"guild_id": guild_id, "seat": seat, "old_nick": old_nick, "nick": nick},
+    )
     if not new:
         row.seat, row.nick, row.restored_at = seat, nick, None
         if row.set_at is None:
@@ -354,14 +416,20 @@ def due_game_ids(now: datetime | None = None) -> list[int]:
 
 def reconcilable_game_ids() -> list[int]:
     """On the bot's start: every game with a plan to apply or someone the bot still has muted."""
-    live = VoiceControl.objects.filter(Q(game__status=GameStatus.RUNNING) | Q(revision__gt=F("applied_revision"))).values_list("game_id", flat=True)
+    live = VoiceControl.objects.filter(
+        Q(game__status=GameStatus.RUNNING) | Q(revision__gt=F("applied_revision"))
+    ).values_list("game_id", flat=True)
     muted = VoiceMute.objects.values_list("game_id", flat=True)
     return sorted(set(live) | set(muted))
 
 
 def games_on_voice_channel(channel_ids: set[int]) -> list[int]:
     """The games a voice state change in these channels concerns: linked there, and live or with mutes left."""
-    ids = DiscordLink.objects.filter(voice_channel_id__in=channel_ids).filter(Q(game__status=GameStatus.RUNNING) | Q(game__voice_mutes__isnull=False)).values_list("game_id", flat=True)
+    ids = (
+        DiscordLink.objects.filter(voice_channel_id__in=channel_ids)
+        .filter(Q(game__status=GameStatus.RUNNING) | Q(game__voice_mutes__isnull=False))
+        .values_list("game_id", flat=True)
+    )
     return sorted(set(ids))
 
 
@@ -378,9 +446,12 @@ def reconcile_for(game_id: int) -> Reconcile | None:
         return None
     desired = {int(u): int(s) for u, s in (control.desired if control else {}).items()}
     return Reconcile(
-        game_id=game_id, revision=control.revision if control else 0,
-        guild_id=link.guild_id if link else None, voice_channel_id=link.voice_channel_id if link else None,
-        desired=desired, mine=mine,
+        game_id=game_id,
+        revision=control.revision if control else 0,
+        guild_id=link.guild_id if link else None,
+        voice_channel_id=link.voice_channel_id if link else None,
+        desired=desired,
+        mine=mine,
     )
 
 
@@ -398,18 +469,26 @@ def forget_mute(*, game_id: int, user_id: int) -> None:
     VoiceMute.objects.filter(game_id=game_id, user_id=user_id).delete()
 
 
-def journal(*, game_id: int, kind: str, seat: int | None, ok: bool = True, detail: str = "", at: datetime | None = None) -> VoiceJournal:
+def journal(
+    *, game_id: int, kind: str, seat: int | None, ok: bool = True, detail: str = "", at: datetime | None = None
+) -> VoiceJournal:
     from discord_bridge import services
 
-    entry = VoiceJournal.objects.create(game_id=game_id, at=at or timezone.now(), kind=kind, seat=seat, ok=ok, detail=detail[:300])
+    entry = VoiceJournal.objects.create(
+        game_id=game_id, at=at or timezone.now(), kind=kind, seat=seat, ok=ok, detail=detail[:300]
+    )
     services.push_to_host(game_id, {"event": "voice", "kind": kind})
     return entry
 
 
-def alert(*, user_id: int, before: voice.VoicePresence, after: voice.VoicePresence, at: datetime | None = None) -> list[VoiceJournal]:
+def alert(
+    *, user_id: int, before: voice.VoicePresence, after: voice.VoicePresence, at: datetime | None = None
+) -> list[VoiceJournal]:
     """A seated player's voice state changed: the host's alerts (information, never a penalty)."""
     entries: list[VoiceJournal] = []
-    for link in DiscordLink.objects.filter(game__status=GameStatus.RUNNING, voice_channel_id__isnull=False).select_related("game"):
+    for link in DiscordLink.objects.filter(
+        game__status=GameStatus.RUNNING, voice_channel_id__isnull=False
+    ).select_related("game"):
         seat = link.proven_seat_map().seat_of(user_id)
         if seat is None or link.voice_channel_id is None:
             continue
@@ -440,7 +519,9 @@ def answer_question(*, author_id: int, message_id: int, text: str) -> tuple[str,
     if question == voice.FOULS:
         new = not VoiceJournal.objects.filter(game=game, kind="fouls_asked", detail=str(message_id)).exists()
         if new:
-            VoiceJournal.objects.create(game=game, at=timezone.now(), kind="fouls_asked", seat=seat, detail=str(message_id))
+            VoiceJournal.objects.create(
+                game=game, at=timezone.now(), kind="fouls_asked", seat=seat, detail=str(message_id)
+            )
         return voice.fouls_answer(game_reading.game_state(game).fouls.get(seat, 0)), new
     if VoiceJournal.objects.filter(game=game, kind=TECH_REQUEST, detail=str(message_id)).exists():
         return voice.TECH_RECEIPT, False

@@ -33,15 +33,21 @@ def settings(request: HttpRequest, pk: int) -> HttpResponse:
     game = _editable_game(request, pk)
     data = request.POST
     try:
-        mafia = {name: core.parse_snowflake(data[name], name) if data.get(name, "").strip() else None for name in ("mafia_guild_id", "mafia_channel_id")}
+        mafia = {
+            name: core.parse_snowflake(data[name], name) if data.get(name, "").strip() else None
+            for name in ("mafia_guild_id", "mafia_channel_id")
+        }
     except core.BridgeError as exc:  # one input schema: refused, nothing saved
         return _panel(request, game, error=str(exc), status=422)
     voice_services.save_settings(
         game=game,
         mafia_guild_id=mafia["mafia_guild_id"],
         mafia_channel_id=mafia["mafia_channel_id"],
-        mute_enabled="mute_enabled" in data, unmute_on_tech_pause="unmute_on_tech_pause" in data, alerts_enabled="alerts_enabled" in data,
-        draw_post_enabled="draw_post_enabled" in data, seat_nicknames="seat_nicknames" in data,
+        mute_enabled="mute_enabled" in data,
+        unmute_on_tech_pause="unmute_on_tech_pause" in data,
+        alerts_enabled="alerts_enabled" in data,
+        draw_post_enabled="draw_post_enabled" in data,
+        seat_nicknames="seat_nicknames" in data,
     )
     return _panel(request, game)
 
@@ -52,10 +58,14 @@ def silence_foul(request: HttpRequest, pk: int, event_pk: int) -> HttpResponse:
     """Chore 5: the host's one key records the foul the strip proposes (never the bot by itself)."""
     game = _editable_game(request, pk)
     try:
-        silence_services.record_foul(game=game, event_id=event_pk, expected_seq=parse_expected_seq(request.POST), by=request.user)
+        silence_services.record_foul(
+            game=game, event_id=event_pk, expected_seq=parse_expected_seq(request.POST), by=request.user
+        )
     except silence_services.AlreadyDecided:
         game.refresh_from_db()
-        return _panel(request, game, error=gettext("Это нарушение уже решено; фол повторно не записывается."), status=409)
+        return _panel(
+            request, game, error=gettext("Это нарушение уже решено; фол повторно не записывается."), status=409
+        )
     except (RuleViolation, ActionFormError, game_services.StaleRevision) as exc:
         game.refresh_from_db()
         return _panel(request, game, error=pt.violation_text(exc), status=422)

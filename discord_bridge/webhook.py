@@ -153,7 +153,9 @@ def _exchange(connection: http.client.HTTPConnection, path: str, body: bytes, de
     watchdog.start()
     try:
         try:
-            connection.request("POST", path, body=body, headers={"Content-Type": "application/json", "User-Agent": USER_AGENT})
+            connection.request(
+                "POST", path, body=body, headers={"Content-Type": "application/json", "User-Agent": USER_AGENT}
+            )
         except (OSError, http.client.HTTPException):
             raise _NotSent("network: the request could not be sent") from None
         try:
@@ -237,7 +239,15 @@ class PreparedPost:
     measured delay. The first attempt uses that connection.
     """
 
-    def __init__(self, url: str, content: str, *, timeout: float = 5.0, sleep: Callable[[float], None] = time.sleep, origin: str = "") -> None:
+    def __init__(
+        self,
+        url: str,
+        content: str,
+        *,
+        timeout: float = 5.0,
+        sleep: Callable[[float], None] = time.sleep,
+        origin: str = "",
+    ) -> None:
         self.url, self.content, self.timeout, self.sleep, self.origin = url, content, timeout, sleep, origin
         try:
             self.connection: http.client.HTTPConnection | None = _connect(url, origin, timeout)
@@ -246,7 +256,9 @@ class PreparedPost:
 
     def send(self) -> PostResult:
         connection, self.connection = self.connection, None
-        return post_message(self.url, self.content, timeout=self.timeout, sleep=self.sleep, origin=self.origin, connection=connection)
+        return post_message(
+            self.url, self.content, timeout=self.timeout, sleep=self.sleep, origin=self.origin, connection=connection
+        )
 
     def close(self) -> None:
         if self.connection is not None:

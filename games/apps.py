@@ -20,5 +20,7 @@ class GamesConfig(AppConfig):
         # Frames queued during a request are rendered once its response is sent.
         from django.core.signals import request_finished
 
-        request_finished.connect(board.flush_pending_broadcasts, dispatch_uid="games.board.frames.flush_pending_broadcasts")
+        request_finished.connect(
+            board.flush_pending_broadcasts, dispatch_uid="games.board.frames.flush_pending_broadcasts"
+        )
         post_save.connect(board.on_game_saved, sender=Game, dispatch_uid="games.board.frames.on_game_saved")

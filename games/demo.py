@@ -6,7 +6,10 @@ from typing import Any
 DEMO_PLAYERS = ["Алекс", "Бриз", "Вега", "Гром", "Дым", "Ель", "Жук", "Зефир", "Искра", "Йод"]
 
 DEMO_FINISHED_ACTIONS: list[dict[str, Any]] = [
-    {"do": "seat", "players": ["Лис", "Бурый", "Сова", "Кот_Учёный", "Ёж", "Mirage", "Пчёлка", "Граф", "Ворон", "Tesla"]},
+    {
+        "do": "seat",
+        "players": ["Лис", "Бурый", "Сова", "Кот_Учёный", "Ёж", "Mirage", "Пчёлка", "Граф", "Ворон", "Tesla"],
+    },
     {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
     {"do": "start"},
     {"do": "next"},

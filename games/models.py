@@ -49,15 +49,21 @@ def new_overlay_token() -> str:
 
 
 class Game(models.Model):
-    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_games", verbose_name=_("host"))
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_games", verbose_name=_("host")
+    )
     title = models.CharField(_("title"), max_length=200, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
-    status = models.CharField(_("status"), max_length=16, choices=GameStatus.choices, default=GameStatus.SETUP, db_index=True)
+    status = models.CharField(
+        _("status"), max_length=16, choices=GameStatus.choices, default=GameStatus.SETUP, db_index=True
+    )
     winner = models.CharField(_("winner"), max_length=8, choices=Winner.choices, blank=True)
     ppk = models.CharField(_("ППК"), max_length=8, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
-    seq = models.PositiveIntegerField(_("revision"), default=0, help_text=_("Bumped by every recorded or undone action."))
+    seq = models.PositiveIntegerField(
+        _("revision"), default=0, help_text=_("Bumped by every recorded or undone action.")
+    )
     # The engine's public state after the last change, so lists and the board
     # can be drawn without a replay. Never holds roles or night secrets.
     public_state = models.JSONField(_("public state"), default=dict, blank=True)
@@ -77,7 +83,9 @@ class Game(models.Model):
     # D7 technical pause: it runs from its `tech_pause` action (the log's last
     # active action) for Regulations.tech_pause seconds, unless the host ended
     # it early at this moment (clock state, not a log action: FORMAT.md unchanged).
-    tech_pause_ended_at = models.DateTimeField(null=True, blank=True, help_text="When the host ended the technical pause early.")
+    tech_pause_ended_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the host ended the technical pause early."
+    )
 
     # The public revision (issue 24): what the public board shows is a pure
     # function of `public_facts` (games.board.public), and `public_rev`
@@ -131,7 +139,14 @@ class GameSeat(models.Model):
     nickname = models.CharField(_("nickname"), max_length=64)
     role = models.CharField(_("role"), max_length=16, choices=Role.choices, blank=True)
     # The person on this seat (players app); the typed nickname stays as typed.
-    player = models.ForeignKey("players.Player", on_delete=models.SET_NULL, null=True, blank=True, related_name="seats", verbose_name=_("player"))
+    player = models.ForeignKey(
+        "players.Player",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="seats",
+        verbose_name=_("player"),
+    )
 
     class Meta:
         ordering = ["game", "seat_no"]
@@ -146,9 +161,13 @@ class GameAction(models.Model):
     seq = models.PositiveIntegerField()
     payload = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     undone_at = models.DateTimeField(null=True, blank=True)
-    undone_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["game", "seq"]
@@ -220,7 +239,9 @@ class NightAction(models.Model):
     kind = models.CharField(max_length=16)  # shot | don_check | sheriff_check | best_move
     actor_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     target_seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    result = models.CharField(max_length=16, blank=True)  # kill/miss, sheriff/not_sheriff, red/black, accepted/not_accepted/pass
+    result = models.CharField(
+        max_length=16, blank=True
+    )  # kill/miss, sheriff/not_sheriff, red/black, accepted/not_accepted/pass
     seats = models.JSONField(default=list, blank=True)  # the best move's seats
 
     class Meta:

@@ -50,7 +50,11 @@ def replay_stored(actions: list[dict[str, Any]], regulations: Regulations) -> Ga
 
 def game_export_log(*, game: Game) -> dict[str, Any]:
     """The protocol log of FORMAT.md."""
-    return {"format": "mafia-protocol-log/1", "name": game.title or f"game-{game.pk}", "actions": game.action_payloads()}
+    return {
+        "format": "mafia-protocol-log/1",
+        "name": game.title or f"game-{game.pk}",
+        "actions": game.action_payloads(),
+    }
 
 
 _STATE_CACHE: OrderedDict[tuple[int, int, float], GameState] = OrderedDict()
@@ -85,7 +89,9 @@ def tech_pause_start(game: Game) -> dict[str, Any] | None:
     return {"seat": last[0].get("seat"), "started_at": last[1]}
 
 
-def running_tech_pause(game: Game, now: datetime | None = None, start: dict[str, Any] | None | bool = True) -> dict[str, Any] | None:
+def running_tech_pause(
+    game: Game, now: datetime | None = None, start: dict[str, Any] | None | bool = True
+) -> dict[str, Any] | None:
     """The technical pause (D7) running now, or None.
 
     It runs for the regulations' tech_pause seconds from its start
@@ -107,5 +113,3 @@ def running_tech_pause(game: Game, now: datetime | None = None, start: dict[str,
         "deadline": now + timedelta(milliseconds=remaining),
         "text": clock_text(remaining),
     }
-
-

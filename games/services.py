@@ -76,7 +76,9 @@ class StaleRevision(Exception):
         self.expected = expected
         self.actual = actual
         self.params = {"expected": expected, "actual": actual}
-        self.message = f"The game changed since this page was drawn (revision {actual}, page {expected}); nothing was applied."
+        self.message = (
+            f"The game changed since this page was drawn (revision {actual}, page {expected}); nothing was applied."
+        )
         super().__init__(self.message)
 
 
@@ -109,7 +111,14 @@ class Outcome:
 # --- writing -----------------------------------------------------------------
 
 
-def game_create(*, host: Any, title: str = "", players: list[str] | None = None, regulations: Regulations | None = None, seating_seed: str = "") -> Game:
+def game_create(
+    *,
+    host: Any,
+    title: str = "",
+    players: list[str] | None = None,
+    regulations: Regulations | None = None,
+    seating_seed: str = "",
+) -> Game:
     """A new game in setup; with `players`, the `seat` action is recorded at once.
 
     The title and the seed are checked by the input schema first (RuleViolation
@@ -149,7 +158,9 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
     types, limits), naming its position in the log; what is stored is the
     checked, normalised action."""
     if not isinstance(action, dict):
-        raise bad_action(None, "action", "must be a JSON object with a 'do' field", "должно быть JSON-объектом с полем do")
+        raise bad_action(
+            None, "action", "must be a JSON object with a 'do' field", "должно быть JSON-объектом с полем do"
+        )
     with transaction.atomic():
         locked = _lock(game, expected_seq)
         before = game_state(locked)
@@ -264,7 +275,9 @@ def game_restore_reading(*, game: Game, state: GameState, accepted: list[GameAct
     public = state.public_dict()
     game.public_state = {**public, "votes_cancelled": sorted(state.cancelled)}
     game.status, game.winner, game.ppk = public["status"], public["winner"] or "", public["ppk"] or ""
-    Game.objects.filter(pk=game.pk).update(public_state=game.public_state, status=game.status, winner=game.winner, ppk=game.ppk)
+    Game.objects.filter(pk=game.pk).update(
+        public_state=game.public_state, status=game.status, winner=game.winner, ppk=game.ppk
+    )
     _project_new_entries(game, state, dict(enumerate(accepted)))
     _sync_seats(game, state)
     _write_results(game, state)
@@ -303,7 +316,9 @@ def game_restore_archived_fields(
         for action in locked.actions.all():
             if action.seq in action_times:
                 created, undone = action_times[action.seq]
-                GameAction.objects.filter(pk=action.pk).update(created_at=created, undone_at=undone if action.undone_at else None)
+                GameAction.objects.filter(pk=action.pk).update(
+                    created_at=created, undone_at=undone if action.undone_at else None
+                )
         locked.refresh_from_db()
         _sync_public(locked)
     _copy_fields(locked, game)
@@ -340,7 +355,9 @@ def game_clock_control(*, game: Game, command: str, by: Any, seconds: int = 0) -
             locked.timeout_since = None
         else:
             raise ValueError(f"unknown clock command {command!r}")
-        locked.save(update_fields=["clock_started_at", "clock_elapsed_ms", "clock_duration_ms", "timeout_since", "updated_at"])
+        locked.save(
+            update_fields=["clock_started_at", "clock_elapsed_ms", "clock_duration_ms", "timeout_since", "updated_at"]
+        )
         # At night the clock is the host's alone: no public frame (issue 24).
         _schedule_broadcast(locked, clock_only=True, public=_sync_public(locked))
     _copy_fields(locked, game)
@@ -376,7 +393,15 @@ class OverlayDelayUnconfirmed(Exception):
     message = "The overlay shows the roles: a 0 s delay shows them to every player watching the stream; confirm it, or set a delay longer than a player needs to see the stream. Nothing was changed."
 
 
-def game_set_overlay(*, game: Game, by: Any, enabled: bool, delay_seconds: int | None = None, keep_token: bool = False, confirm_no_delay: bool = False) -> Game:
+def game_set_overlay(
+    *,
+    game: Game,
+    by: Any,
+    enabled: bool,
+    delay_seconds: int | None = None,
+    keep_token: bool = False,
+    confirm_no_delay: bool = False,
+) -> Game:
     """Enable (a new secret link), disable, or with `keep_token` only change the delay.
 
     The overlay shows the roles, so an enabled overlay with a 0 s delay needs
@@ -499,42 +524,117 @@ def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[in
     nominations, votes, penalties, nights = [], [], [], []
     for e in state.record.nominations:
         if (a := actions_by_index.get(e["index"])) is not None:
-            nominations.append(Nomination(game=game, action=a, day=e["day"], by_seat=e["by"], target_seat=e["target"], result=e["result"]))
+            nominations.append(
+                Nomination(
+                    game=game, action=a, day=e["day"], by_seat=e["by"], target_seat=e["target"], result=e["result"]
+                )
+            )
     for e in state.record.votes:
         if (a := actions_by_index.get(e["index"])) is None:
             continue
         auto = set(e.get("auto") or [])
         if e["kind"] == "lift":
             for voter in e.get("yes") or []:
-                votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind="lift", voter_seat=voter, lift_yes=True))
+                votes.append(
+                    Vote(
+                        game=game,
+                        action=a,
+                        day=e["day"],
+                        round_no=e["round"],
+                        kind="lift",
+                        voter_seat=voter,
+                        lift_yes=True,
+                    )
+                )
             for voter in e.get("no") or []:
-                votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind="lift", voter_seat=voter, lift_yes=False))
+                votes.append(
+                    Vote(
+                        game=game,
+                        action=a,
+                        day=e["day"],
+                        round_no=e["round"],
+                        kind="lift",
+                        voter_seat=voter,
+                        lift_yes=False,
+                    )
+                )
         else:
             for voter, candidate in (e.get("ballots") or {}).items():
-                votes.append(Vote(game=game, action=a, day=e["day"], round_no=e["round"], kind=e["kind"], voter_seat=int(voter), candidate_seat=int(candidate), auto=int(voter) in auto))
+                votes.append(
+                    Vote(
+                        game=game,
+                        action=a,
+                        day=e["day"],
+                        round_no=e["round"],
+                        kind=e["kind"],
+                        voter_seat=int(voter),
+                        candidate_seat=int(candidate),
+                        auto=int(voter) in auto,
+                    )
+                )
     for e in state.record.penalties:
         if (a := actions_by_index.get(e["index"])) is not None:
-            penalties.append(Penalty(game=game, action=a, kind=e["kind"], seat=e.get("seat"), team=e.get("team") or "", reason=e.get("reason") or "", day=e.get("day"), phase=e.get("phase") or "", count=e.get("count"), removed=bool(e.get("removed"))))
+            penalties.append(
+                Penalty(
+                    game=game,
+                    action=a,
+                    kind=e["kind"],
+                    seat=e.get("seat"),
+                    team=e.get("team") or "",
+                    reason=e.get("reason") or "",
+                    day=e.get("day"),
+                    phase=e.get("phase") or "",
+                    count=e.get("count"),
+                    removed=bool(e.get("removed")),
+                )
+            )
     for e in state.record.shots:
         if (a := actions_by_index.get(e["index"])) is None:
             continue
         victim = e.get("victim")
         for black, target in (e.get("by") or {}).items():
-            nights.append(NightAction(game=game, action=a, night=e["night"], kind="shot", actor_seat=int(black), target_seat=target, result="kill" if victim is not None else "miss"))
+            nights.append(
+                NightAction(
+                    game=game,
+                    action=a,
+                    night=e["night"],
+                    kind="shot",
+                    actor_seat=int(black),
+                    target_seat=target,
+                    result="kill" if victim is not None else "miss",
+                )
+            )
         if not e.get("by"):
             nights.append(NightAction(game=game, action=a, night=e["night"], kind="shot", result="miss"))
     captains = _captain_seats(state)
     for e in state.record.checks:
         if (a := actions_by_index.get(e["index"])) is not None:
-            if e["by"] == "don":
-                result = "sheriff" if e["result"] else "not_sheriff"
-            else:
-                result = str(e["result"])
-            nights.append(NightAction(game=game, action=a, night=e["night"], kind=f"{e['by']}_check", actor_seat=captains.get(e["by"]), target_seat=e["target"], result=result))
+            result = ("sheriff" if e["result"] else "not_sheriff") if e["by"] == "don" else str(e["result"])
+            nights.append(
+                NightAction(
+                    game=game,
+                    action=a,
+                    night=e["night"],
+                    kind=f"{e['by']}_check",
+                    actor_seat=captains.get(e["by"]),
+                    target_seat=e["target"],
+                    result=result,
+                )
+            )
     for e in state.record.best_moves:
         if (a := actions_by_index.get(e["index"])) is not None:
             result = "pass" if e.get("passed") else ("accepted" if e.get("accepted") else "not_accepted")
-            nights.append(NightAction(game=game, action=a, night=e["night"], kind="best_move", actor_seat=e["seat"], result=result, seats=list(e.get("seats") or [])))
+            nights.append(
+                NightAction(
+                    game=game,
+                    action=a,
+                    night=e["night"],
+                    kind="best_move",
+                    actor_seat=e["seat"],
+                    result=result,
+                    seats=list(e.get("seats") or []),
+                )
+            )
     Nomination.objects.bulk_create(nominations)
     Vote.objects.bulk_create(votes)
     Penalty.objects.bulk_create(penalties)
@@ -594,8 +694,18 @@ def _write_results(game: Game, state: GameState) -> None:
                 # From the penalties, not from `how`: a removing penalty during
                 # his own last word keeps his left entry (W3) yet still counts.
                 # A 2nd warning after leaving (RULES F19) removes nobody: not a disqualification.
-                disqualified=any(p["kind"] == "disqualify" or (p["kind"] == "warning" and (p.get("count") or 0) >= regs.warnings_to_remove and not p.get("after_leaving")) for p in mine),
-                removed_by_fouls=any(p["kind"] == "foul" and (p.get("count") or 0) >= regs.fouls_to_remove for p in mine),
+                disqualified=any(
+                    p["kind"] == "disqualify"
+                    or (
+                        p["kind"] == "warning"
+                        and (p.get("count") or 0) >= regs.warnings_to_remove
+                        and not p.get("after_leaving")
+                    )
+                    for p in mine
+                ),
+                removed_by_fouls=any(
+                    p["kind"] == "foul" and (p.get("count") or 0) >= regs.fouls_to_remove for p in mine
+                ),
                 ppk=any(p["kind"] == "ppk" for p in mine),
                 first_night_victim=first_night_victim == seat_no,
                 best_move_seats=list(bm.get("seats") or []) if bm else [],

@@ -60,7 +60,9 @@ def _stage_re() -> re.Pattern[str]:
 @cache
 def _table_re() -> re.Pattern[str]:
     replays = "|".join(re.escape(t) for t in _in_every_language(REPLAY))
-    return re.compile(f"^(?P<head>.*?){re.escape(SEPARATOR)}(?:{_alternatives(TABLE_GAME)})(?P<replay>{re.escape(SEPARATOR)}(?:{replays}))?$")
+    return re.compile(
+        f"^(?P<head>.*?){re.escape(SEPARATOR)}(?:{_alternatives(TABLE_GAME)})(?P<replay>{re.escape(SEPARATOR)}(?:{replays}))?$"
+    )
 
 
 def stage_name(name: str) -> str:

@@ -29,7 +29,16 @@ FULL, READ_ONLY, BUSY, UNREACHABLE = "full", "read-only", "busy", "unreachable"
 _SIGNS = (
     (FULL, ("database or disk is full", "disk full", "no space left", "could not extend file")),
     (READ_ONLY, ("readonly database", "read-only", "read only")),
-    (BUSY, ("database is locked", "database table is locked", "too many clients", "couldn't get a connection", "pool timeout")),
+    (
+        BUSY,
+        (
+            "database is locked",
+            "database table is locked",
+            "too many clients",
+            "couldn't get a connection",
+            "pool timeout",
+        ),
+    ),
 )
 
 
@@ -55,7 +64,9 @@ def database_unavailable(exc: BaseException | None) -> str | None:
     for kind, signs in _SIGNS:
         if any(sign in text for sign in signs):
             return kind
-    if any(isinstance(e, InterfaceError) for e in chain) or any(w in text for w in ("connect", "connection", "server closed", "unable to open database", "terminating")):
+    if any(isinstance(e, InterfaceError) for e in chain) or any(
+        w in text for w in ("connect", "connection", "server closed", "unable to open database", "terminating")
+    ):
         return UNREACHABLE
     return None
 
@@ -82,7 +93,9 @@ def _pool_holds_connections() -> bool:
 
 def _reason(kind: str) -> str:
     return {
-        FULL: _("На сервере закончилось место для базы данных, поэтому изменения сейчас не записываются. Администратор увидит это в журнале сервера."),
+        FULL: _(
+            "На сервере закончилось место для базы данных, поэтому изменения сейчас не записываются. Администратор увидит это в журнале сервера."
+        ),
         READ_ONLY: _("База данных сейчас открыта только для чтения, поэтому изменения не записываются."),
         BUSY: _("База данных сейчас перегружена. Повторите через несколько секунд."),
         UNREACHABLE: _("База данных сейчас недоступна. Повторите через минуту."),
@@ -99,4 +112,3 @@ def server_error(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpRespons
         response["Retry-After"] = "10" if kind == BUSY else "60"
         return response
     return HttpResponse(render_to_string("500.html", {}), status=500)
-

@@ -35,7 +35,12 @@ class OneLineClientErrors(logging.Filter):
             return True
         record.one_line_client_error = True
         path = str(getattr(request, "path", "?"))
-        reason = ("database unavailable (" + unavailable + ")" if unavailable else "") or getattr(request, "refusal_reason", "") or _exception_text(record) or _first_line(record).removesuffix(f": {path}")
+        reason = (
+            ("database unavailable (" + unavailable + ")" if unavailable else "")
+            or getattr(request, "refusal_reason", "")
+            or _exception_text(record)
+            or _first_line(record).removesuffix(f": {path}")
+        )
         record.msg = "%s %s %s user=%s reason=%s"
         record.args = (status, getattr(request, "method", "?"), _safe(path), _user(request), _safe(reason))
         record.exc_info = None

@@ -89,7 +89,9 @@ def _record_failure(key: str) -> None:
 
 
 @receiver(user_login_failed, dispatch_uid="login_throttle_failed")
-def _on_login_failed(sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any) -> None:
+def _on_login_failed(
+    sender: Any, credentials: dict[str, Any], request: HttpRequest | None = None, **kwargs: Any
+) -> None:
     if request is None:  # authenticate() outside a request (a command): nothing to throttle
         return
     _record_failure(account_key(str(credentials.get("username", ""))))
@@ -122,7 +124,9 @@ class LoginThrottleMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         return self.get_response(request)
 
-    def process_view(self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any) -> HttpResponse | None:
+    def process_view(
+        self, request: HttpRequest, view_func: Any, view_args: Any, view_kwargs: Any
+    ) -> HttpResponse | None:
         match = request.resolver_match
         if request.method != "POST" or match is None or match.view_name not in LOGIN_VIEWS:
             return None

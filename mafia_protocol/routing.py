@@ -14,6 +14,10 @@ websocket_urlpatterns: list[URLPattern] = [
     # The host's Discord events: the session identifies the host (AuthMiddlewareStack).
     path("ws/games/<int:game_id>/host/", AuthMiddlewareStack(host_socket), name="ws-host"),
     # The session tells organizers and table hosts (the live table) from the public.
-    path("ws/tournaments/<int:tournament_id>/standings/", AuthMiddlewareStack(standings_socket), name="ws-tournament-standings"),
+    path(
+        "ws/tournaments/<int:tournament_id>/standings/",
+        AuthMiddlewareStack(standings_socket),
+        name="ws-tournament-standings",
+    ),
     path("ws/ratings/", ratings_socket, name="ws-ratings"),
 ]

@@ -40,7 +40,9 @@ def secret_key_problem(key: str) -> str | None:
     lowered = key.lower()
     if key == DEV_SECRET_KEY or not key:
         return "DJANGO_SECRET_KEY is not set"
-    if lowered.startswith(("dev-insecure", "django-insecure")) or any(w in lowered for w in ("change-me", "changeme", "change_me", "placeholder", "your-secret", "secret-key-here")):
+    if lowered.startswith(("dev-insecure", "django-insecure")) or any(
+        w in lowered for w in ("change-me", "changeme", "change_me", "placeholder", "your-secret", "secret-key-here")
+    ):
         return "DJANGO_SECRET_KEY is a placeholder"
     if len(key) < 50 or len(set(key)) < 5:
         return "DJANGO_SECRET_KEY is too short (50 random characters or more)"
@@ -49,9 +51,15 @@ def secret_key_problem(key: str) -> str | None:
 
 if not DEBUG and (problem := secret_key_problem(SECRET_KEY)):
     # SystemExit with a message prints that one line and exits with status 1.
-    raise SystemExit(f"Refusing to start with DJANGO_DEBUG=0: {problem}. Generate one: python -c 'import secrets; print(secrets.token_urlsafe(50))'")
+    raise SystemExit(
+        f"Refusing to start with DJANGO_DEBUG=0: {problem}. Generate one: python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+    )
 
-ALLOWED_HOSTS = [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",") if h.strip()]
+ALLOWED_HOSTS = [
+    h.strip()
+    for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,[::1],testserver").split(",")
+    if h.strip()
+]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 
 # Behind a TLS proxy (nginx, deploy/nginx-mafia-protocol.conf): the proxy
@@ -167,9 +175,15 @@ DATABASE_POOL_MIN_SIZE = int(os.environ.get("DATABASE_POOL_MIN_SIZE", "2"))
 DATABASE_POOL_MAX_SIZE = int(os.environ.get("DATABASE_POOL_MAX_SIZE", "10"))
 DATABASE_POOL_TIMEOUT = float(os.environ.get("DATABASE_POOL_TIMEOUT", "10"))
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")), conn_health_checks=True)}
+    DATABASES = {
+        "default": dj_database_url.parse(
+            DATABASE_URL, conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "0")), conn_health_checks=True
+        )
+    }
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-        DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_mafia_protocol")
+        DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
+            "TEST_DATABASE_NAME", "test_mafia_protocol"
+        )
         if DATABASE_POOL:
             # The pool and persistent connections exclude each other (Django
             # refuses CONN_MAX_AGE > 0 with a pool); the pool's own check
@@ -226,7 +240,9 @@ def default_channel_layer_prefix(database: Mapping[str, Any]) -> str:
 
 
 # Only letters, digits, "." "_" "-": the prefix is part of every Redis channel name.
-CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX", "").strip() or default_channel_layer_prefix(DATABASES["default"])
+CHANNEL_LAYER_PREFIX = os.environ.get("CHANNEL_LAYER_PREFIX", "").strip() or default_channel_layer_prefix(
+    DATABASES["default"]
+)
 if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", CHANNEL_LAYER_PREFIX):
     raise ImproperlyConfigured("CHANNEL_LAYER_PREFIX: 1 to 64 letters, digits, '.', '_' or '-'")
 if REDIS_URL:
@@ -248,7 +264,11 @@ else:
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "login_throttle": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "mafia-protocol-login"}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "mafia-protocol-login",
+        }
         if REDIS_URL
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "login-throttle"}
     ),
@@ -311,14 +331,29 @@ LOGGING = {
     "filters": {"one_line_client_errors": {"()": "mafia_protocol.log_filters.OneLineClientErrors"}},
     # Times with their UTC offset; LOG_FORMAT=json: one JSON object a line (mafia_protocol/log_format.py).
     "formatters": {
-        "plain": {"()": "mafia_protocol.log_format.OffsetFormatter", "format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "plain": {
+            "()": "mafia_protocol.log_format.OffsetFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s: %(message)s",
+        },
         "json": {"()": "mafia_protocol.log_format.JsonFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json" if os.environ.get("LOG_FORMAT", "").lower() == "json" else "plain"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if os.environ.get("LOG_FORMAT", "").lower() == "json" else "plain",
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     "loggers": {
         name: {"filters": ["one_line_client_errors"], "level": os.environ.get("LOG_LEVEL", "WARNING")}
-        for name in ("django.request", "django.security.csrf", "django.security.DisallowedHost", "django.security.SuspiciousOperation", "django.security.RequestDataTooBig", "django.security.TooManyFieldsSent")
+        for name in (
+            "django.request",
+            "django.security.csrf",
+            "django.security.DisallowedHost",
+            "django.security.SuspiciousOperation",
+            "django.security.RequestDataTooBig",
+            "django.security.TooManyFieldsSent",
+        )
     },
 }
 

@@ -56,7 +56,9 @@ def is_active(ends_at: datetime | None, now: datetime, *, lifted: bool = False) 
     return ends_at is not None and not lifted and now < ends_at
 
 
-def sanctions(penalties: Iterable[Mapping[str, Any]], *, fouls_to_remove: int = 4, warnings_to_remove: int = 2) -> list[Sanction]:
+def sanctions(
+    penalties: Iterable[Mapping[str, Any]], *, fouls_to_remove: int = 4, warnings_to_remove: int = 2
+) -> list[Sanction]:
     """The reprimands and bans a game's penalties bring, in seat order: the first
     removing foul or disqualification of a seat gives his reprimand (F3), his
     removing warning his ban (F4)."""
@@ -67,7 +69,17 @@ def sanctions(penalties: Iterable[Mapping[str, Any]], *, fouls_to_remove: int = 
             continue
         kind, count = p.get("kind"), int(p.get("count") or 0)
         if kind == "disqualify" or (kind == "foul" and count >= fouls_to_remove):
-            key, sanction = (seat, REPRIMAND), Sanction(REPRIMAND, seat, "F3", "disqualify" if kind == "disqualify" else "fouls", str(p.get("reason") or ""), p["at"])
+            key, sanction = (
+                (seat, REPRIMAND),
+                Sanction(
+                    REPRIMAND,
+                    seat,
+                    "F3",
+                    "disqualify" if kind == "disqualify" else "fouls",
+                    str(p.get("reason") or ""),
+                    p["at"],
+                ),
+            )
         elif kind == "warning" and count >= warnings_to_remove:
             key, sanction = (seat, BAN), Sanction(BAN, seat, "F4", "warnings", str(p.get("reason") or ""), p["at"])
         else:

@@ -43,7 +43,10 @@ _GAMES = COUNTERS.index("games")
 
 
 def rating_settings() -> RatingSettings:
-    return RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
+    return RatingSettings(
+        k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)),
+        initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)),
+    )
 
 
 @dataclass
@@ -73,7 +76,21 @@ class GameFacts:
 
 
 # What a statistics line reads from a result row (players/statistics.py seat_line).
-RESULT_COLUMNS = ("game_id", "seat_no", "role", "team", "won", "winner", "fouls", "removed_by_fouls", "disqualified", "ppk", "first_night_victim", "best_move_accepted", "best_move_blacks")
+RESULT_COLUMNS = (
+    "game_id",
+    "seat_no",
+    "role",
+    "team",
+    "won",
+    "winner",
+    "fouls",
+    "removed_by_fouls",
+    "disqualified",
+    "ppk",
+    "first_night_victim",
+    "best_move_accepted",
+    "best_move_blacks",
+)
 
 
 def _counts(game: Game) -> bool:
@@ -121,7 +138,16 @@ def _facts(games: Sequence[Any], index: NameIndex | None = None) -> list[GameFac
         assert g.finished_at is not None
         facts = GameFacts(g.pk, g.finished_at, g.winner, g.ppk, g.pk in counted)
         for row in results[g.pk]:
-            facts.seats.append(SeatFacts(row["seat_no"], seat_players.get((g.pk, row["seat_no"])), row["role"], row["team"], bool(row["won"]), seat_counts(row, checks[g.pk])))
+            facts.seats.append(
+                SeatFacts(
+                    row["seat_no"],
+                    seat_players.get((g.pk, row["seat_no"])),
+                    row["role"],
+                    row["team"],
+                    bool(row["won"]),
+                    seat_counts(row, checks[g.pk]),
+                )
+            )
         out.append(facts)
     return out
 
@@ -178,7 +204,10 @@ def _stored_totals(player_ids: set[int]) -> list[tuple[Any, ...]]:
     ids = sorted(player_ids)
     cols = ", ".join(q(_column(PlayerStats, c)) for c in STATS_COLUMNS)
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {cols} FROM {q(PlayerStats._meta.db_table)} WHERE {q(_column(PlayerStats, 'player_id'))} IN ({_placeholders(ids)})", ids)
+        cursor.execute(
+            f"SELECT {cols} FROM {q(PlayerStats._meta.db_table)} WHERE {q(_column(PlayerStats, 'player_id'))} IN ({_placeholders(ids)})",
+            ids,
+        )
         return list(cursor.fetchall())
 
 
@@ -188,12 +217,16 @@ def _link_seats(game_ids: list[int], index: NameIndex | None) -> dict[tuple[int,
     one player's nickname or alias (one bulk update)."""
     from tournaments.models import TableSeat
 
-    unlinked = list(GameSeat.objects.filter(game_id__in=game_ids, player__isnull=True).only("pk", "game_id", "seat_no", "nickname"))
+    unlinked = list(
+        GameSeat.objects.filter(game_id__in=game_ids, player__isnull=True).only("pk", "game_id", "seat_no", "nickname")
+    )
     if not unlinked:
         return {}
     by_table = {
         (gid, seat_no): pid
-        for gid, seat_no, pid in TableSeat.objects.filter(table__game_id__in=game_ids, participant__player__isnull=False).values_list("table__game_id", "seat_no", "participant__player_id")
+        for gid, seat_no, pid in TableSeat.objects.filter(
+            table__game_id__in=game_ids, participant__player__isnull=False
+        ).values_list("table__game_id", "seat_no", "participant__player_id")
     }
     if index is None:
         from players.services import name_index
@@ -226,7 +259,9 @@ def _at_or_after(finished_at: datetime, game_id: int) -> Q:
     return Q(finished_at__gt=finished_at) | Q(finished_at=finished_at, game_id__gte=game_id)
 
 
-def _probe(game: Game, counts: bool) -> tuple[list[tuple[int, datetime]], list[tuple[int, datetime, int, float]], tuple[int, datetime, int, float] | None]:
+def _probe(
+    game: Game, counts: bool
+) -> tuple[list[tuple[int, datetime]], list[tuple[int, datetime, int, float]], tuple[int, datetime, int, float] | None]:
     """(game, finished_at) of the player-game rows and (game, finished_at, games_after,
     red_score_after) of the counted games that are this game's or (when it counts)
     at or after its position, and the last counted game — one plain-SQL statement
@@ -237,7 +272,11 @@ def _probe(game: Game, counts: bool) -> tuple[list[tuple[int, datetime]], list[t
     for source, model in (("p", PlayerGame), ("r", RatedGame)):
         table = q(model._meta.db_table)
         gid, at = q(_column(model, "game_id")), q(_column(model, "finished_at"))
-        extra = f"{q('games_after')}, {q('red_score_after')}" if model is RatedGame else "CAST(NULL AS INTEGER), CAST(NULL AS DOUBLE PRECISION)"
+        extra = (
+            f"{q('games_after')}, {q('red_score_after')}"
+            if model is RatedGame
+            else "CAST(NULL AS INTEGER), CAST(NULL AS DOUBLE PRECISION)"
+        )
         head = f"SELECT '{source}', {gid}, {at}, {extra} FROM {table}"
         parts.append(f"{head} WHERE {gid} = %s")
         params.append(game.pk)
@@ -296,7 +335,11 @@ def sync_game(game: Game) -> None:
         if old is None and not counts:
             return
         rewind = later_ids | {game.pk} if old is not None or later_ids else set()
-        replay = list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False)) if later_ids else []
+        replay = (
+            list(Game.objects.filter(pk__in=later_ids, status=GameStatus.FINISHED, finished_at__isnull=False))
+            if later_ids
+            else []
+        )
         if counts:
             replay.append(game)
         replay.sort(key=lambda g: (g.finished_at, g.pk))
@@ -318,7 +361,10 @@ def replay_from(finished_at: datetime, game_id: int) -> int:
         ids |= set(RatedGame.objects.filter(_at_or_after(finished_at, game_id)).values_list("game_id", flat=True))
         if not ids:
             return 0
-        games = sorted(Game.objects.filter(pk__in=ids, status=GameStatus.FINISHED, finished_at__isnull=False), key=lambda g: (g.finished_at, g.pk))
+        games = sorted(
+            Game.objects.filter(pk__in=ids, status=GameStatus.FINISHED, finished_at__isnull=False),
+            key=lambda g: (g.finished_at, g.pk),
+        )
         _replay(ids, games, None)
         from players.consumers import push_ratings_changed
 
@@ -412,7 +458,20 @@ class Ledger:
         result = None
         if facts.counted:
             result, after = book.play(facts.counted_game())
-            self.rated_rows.append((facts.game_id, at, result.base_rate, result.red_mean, result.black_mean, result.expected_red, result.red_score, result.red_delta, after.games, after.red_score))
+            self.rated_rows.append(
+                (
+                    facts.game_id,
+                    at,
+                    result.base_rate,
+                    result.red_mean,
+                    result.black_mean,
+                    result.expected_red,
+                    result.red_score,
+                    result.red_delta,
+                    after.games,
+                    after.red_score,
+                )
+            )
         zero = [0] * len(COUNTERS)
         month_now = month_of(facts.finished_at)
         for seat in facts.seats:
@@ -431,10 +490,28 @@ class Ledger:
                     month.rating_first = r_before
                 month.rated_games += 1
                 month.rating_last = r_after
-            self.player_rows.append((pid, facts.game_id, seat.seat_no, at, seat.role, seat.team, seat.won, facts.counted, r_before, r_after, *counts))
+            self.player_rows.append(
+                (
+                    pid,
+                    facts.game_id,
+                    seat.seat_no,
+                    at,
+                    seat.role,
+                    seat.team,
+                    seat.won,
+                    facts.counted,
+                    r_before,
+                    r_after,
+                    *counts,
+                )
+            )
 
     def stats_rows(self) -> list[tuple[Any, ...]]:
-        return [(pid, self.book.ratings.get(pid), self.rated_games.get(pid, 0), *counts) for pid, counts in self.counters.items() if counts[_GAMES] > 0]
+        return [
+            (pid, self.book.ratings.get(pid), self.rated_games.get(pid, 0), *counts)
+            for pid, counts in self.counters.items()
+            if counts[_GAMES] > 0
+        ]
 
     def month_rows(self) -> tuple[list[tuple[Any, ...]], list[tuple[int, date]]]:
         """The touched months to store (MONTH_COLUMNS order) and those left empty."""
@@ -457,7 +534,15 @@ def _replay(rewind: set[int], games: list[Game], start: SideTotals | None) -> No
     """Rewind the stored rows of `rewind` games, then play `games` (in end order):
     one read of the rows needed, the arithmetic in memory, bulk writes."""
     facts = _facts(games) if games else []
-    old_rows = list(PlayerGame.objects.filter(game_id__in=rewind).order_by("finished_at", "game_id").values("player_id", "finished_at", "rated", "rating_before", "rating_after", *COUNTERS)) if rewind else []
+    old_rows = (
+        list(
+            PlayerGame.objects.filter(game_id__in=rewind)
+            .order_by("finished_at", "game_id")
+            .values("player_id", "finished_at", "rated", "rating_before", "rating_after", *COUNTERS)
+        )
+        if rewind
+        else []
+    )
     pids = {r["player_id"] for r in old_rows} | {s.player_id for f in facts for s in f.seats if s.player_id is not None}
     ledger = Ledger(Book(settings=rating_settings()))
     ledger.load(_stored_totals(pids))
@@ -475,7 +560,11 @@ def _replay(rewind: set[int], games: list[Game], start: SideTotals | None) -> No
         RatedGame.objects.filter(game_id__in=rewind).delete()
     if any(f.counted for f in facts):
         if start is None:
-            last = RatedGame.objects.order_by("-finished_at", "-game_id").values_list("games_after", "red_score_after").first()
+            last = (
+                RatedGame.objects.order_by("-finished_at", "-game_id")
+                .values_list("games_after", "red_score_after")
+                .first()
+            )
             start = SideTotals(*last) if last else SideTotals()
         ledger.book.totals = start
     for f in facts:
@@ -530,8 +619,31 @@ def _db_date(value: date) -> Any:
     return connection.ops.adapt_datefield_value(value)
 
 
-PG_COLUMNS = ["player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated", "rating_before", "rating_after", *COUNTERS]
-RG_COLUMNS = ["game_id", "finished_at", "base_rate", "red_mean", "black_mean", "expected_red", "red_score", "red_delta", "games_after", "red_score_after"]
+PG_COLUMNS = [
+    "player_id",
+    "game_id",
+    "seat_no",
+    "finished_at",
+    "role",
+    "team",
+    "won",
+    "rated",
+    "rating_before",
+    "rating_after",
+    *COUNTERS,
+]
+RG_COLUMNS = [
+    "game_id",
+    "finished_at",
+    "base_rate",
+    "red_mean",
+    "black_mean",
+    "expected_red",
+    "red_score",
+    "red_delta",
+    "games_after",
+    "red_score_after",
+]
 STATS_COLUMNS = ["player_id", "rating", "rated_games", *COUNTERS]
 MONTH_COLUMNS = ["player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS]
 
@@ -550,7 +662,9 @@ def rebuild_games_sql() -> tuple[str, list[Any]]:
     q = connection.ops.quote_name
     g = q(Game._meta.db_table)
     gid, at = q(_column(Game, "id")), q(_column(Game, "finished_at"))
-    counted_sql, counted_params = counted_games(Game.objects.filter(status=GameStatus.FINISHED)).values("pk").query.sql_with_params()
+    counted_sql, counted_params = (
+        counted_games(Game.objects.filter(status=GameStatus.FINISHED)).values("pk").query.sql_with_params()
+    )
     sql = (
         f"SELECT g.{gid}, g.{at}, g.{q('winner')}, g.{q('ppk')}, CASE WHEN g.{gid} IN ({counted_sql}) THEN 1 ELSE 0 END "
         f"FROM {g} g WHERE g.{q('status')} = %s AND g.{at} IS NOT NULL ORDER BY g.{at}, g.{gid}"
@@ -561,7 +675,19 @@ def rebuild_games_sql() -> tuple[str, list[Any]]:
 # The statistics line of a seat depends only on these result columns and on the
 # night checks the seat made: the rebuild computes each distinct line once (with
 # players/statistics.py) and writes the seats as (seat, line) pairs.
-LINE_COLUMNS = ("role", "team", "won", "winner", "fouls", "removed_by_fouls", "disqualified", "ppk", "first_night_victim", "best_move_accepted", "best_move_blacks")
+LINE_COLUMNS = (
+    "role",
+    "team",
+    "won",
+    "winner",
+    "fouls",
+    "removed_by_fouls",
+    "disqualified",
+    "ppk",
+    "first_night_victim",
+    "best_move_accepted",
+    "best_move_blacks",
+)
 
 
 def recompute(*, batch: int = 20000) -> int:
@@ -635,7 +761,10 @@ def recompute(*, batch: int = 20000) -> int:
                 if line is None:
                     line = lines[key] = len(line_rows)
                     made = key[-1] if captain else ()
-                    counts = seat_counts(dict(zip(LINE_COLUMNS, result, strict=True), seat_no=seat_no), [{"kind": k, "actor_seat": seat_no, "result": r} for k, r in made])
+                    counts = seat_counts(
+                        dict(zip(LINE_COLUMNS, result, strict=True), seat_no=seat_no),
+                        [{"kind": k, "actor_seat": seat_no, "result": r} for k, r in made],
+                    )
                     line_rows.append((line, result[0], result[1], bool(result[2]), *counts))
                     line_counts.append([(i, v) for i, v in enumerate(counts) if v])
                 (black if result[1] == BLACK else red).append(pid)
@@ -646,7 +775,20 @@ def recompute(*, batch: int = 20000) -> int:
             if counted:
                 before = [ratings.get(pid, initial) for _s, pid, _l in seat_lines]
                 result_rating, after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
-                rated_out.append((game_id, at, result_rating.base_rate, result_rating.red_mean, result_rating.black_mean, result_rating.expected_red, result_rating.red_score, result_rating.red_delta, after.games, after.red_score))
+                rated_out.append(
+                    (
+                        game_id,
+                        at,
+                        result_rating.base_rate,
+                        result_rating.red_mean,
+                        result_rating.black_mean,
+                        result_rating.expected_red,
+                        result_rating.red_score,
+                        result_rating.red_delta,
+                        after.games,
+                        after.red_score,
+                    )
+                )
                 rated_in_month = month_ratings[month]
                 for (seat_no, pid, line), r_before in zip(seat_lines, before, strict=True):
                     r_after = ratings[pid]
@@ -682,16 +824,26 @@ def recompute(*, batch: int = 20000) -> int:
         rated_games: dict[int, int] = {}
         for (pid, month), month_counts in per_month.items():
             mine = per_player.get(pid)
-            per_player[pid] = month_counts.copy() if mine is None else [a + b for a, b in zip(mine, month_counts, strict=True)]
+            per_player[pid] = (
+                month_counts.copy() if mine is None else [a + b for a, b in zip(mine, month_counts, strict=True)]
+            )
             mr = month_ratings[month].get(pid)
             if mr is not None:
                 rated_games[pid] = rated_games.get(pid, 0) + mr[0]
-        _copy_rows(PlayerStats._meta.db_table, [_column(PlayerStats, c) for c in STATS_COLUMNS], [(pid, ratings.get(pid), rated_games.get(pid, 0), *counts) for pid, counts in per_player.items()], postgres)
+        _copy_rows(
+            PlayerStats._meta.db_table,
+            [_column(PlayerStats, c) for c in STATS_COLUMNS],
+            [(pid, ratings.get(pid), rated_games.get(pid, 0), *counts) for pid, counts in per_player.items()],
+            postgres,
+        )
         db_month = {m: _db_date(m) for m in months}
         _copy_rows(
             PlayerMonth._meta.db_table,
             [_column(PlayerMonth, c) for c in MONTH_COLUMNS],
-            [(pid, db_month[month], *(month_ratings[month].get(pid) or (0, None, None)), *counts) for (pid, month), counts in sorted(per_month.items())],
+            [
+                (pid, db_month[month], *(month_ratings[month].get(pid) or (0, None, None)), *counts)
+                for (pid, month), counts in sorted(per_month.items())
+            ],
             postgres,
         )
         with connection.cursor() as cursor:
@@ -699,7 +851,9 @@ def recompute(*, batch: int = 20000) -> int:
             cursor.execute("DROP TABLE players_rebuild_line")
             if postgres:
                 # Fresh statistics for the pages' plans (autovacuum would come later).
-                cursor.execute(f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}")
+                cursor.execute(
+                    f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}"
+                )
     return len(games)
 
 
@@ -749,7 +903,9 @@ def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
         for index in model._meta.indexes:
             cursor.execute(str(index.create_sql(model, editor)))
         for name, column, to_table, to_column in foreign_keys:
-            cursor.execute(f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED")
+            cursor.execute(
+                f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED"
+            )
         if postgres:
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's default for the rest of the transaction
 
@@ -819,7 +975,13 @@ def _all_checks() -> dict[tuple[int, int], tuple[tuple[str, str], ...]]:
 
 
 def _link_unlinked_seats(index: NameIndex) -> None:
-    ids = sorted(set(GameSeat.objects.filter(player__isnull=True, game__status=GameStatus.FINISHED, game__finished_at__isnull=False).values_list("game_id", flat=True)))
+    ids = sorted(
+        set(
+            GameSeat.objects.filter(
+                player__isnull=True, game__status=GameStatus.FINISHED, game__finished_at__isnull=False
+            ).values_list("game_id", flat=True)
+        )
+    )
     for start in range(0, len(ids), 5000):
         _link_seats(ids[start : start + 5000], index)
 
@@ -831,8 +993,12 @@ def _create_rebuild_tables(postgres: bool) -> None:
     with connection.cursor() as cursor:
         cursor.execute("DROP TABLE IF EXISTS players_rebuild_seat")
         cursor.execute("DROP TABLE IF EXISTS players_rebuild_line")
-        cursor.execute(f"{temp} players_rebuild_seat (game_id BIGINT NOT NULL, seat_no INTEGER NOT NULL, player_id BIGINT NOT NULL, line_id INTEGER NOT NULL, rating_before DOUBLE PRECISION, rating_after DOUBLE PRECISION){tail}")
-        cursor.execute(f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, role VARCHAR(16) NOT NULL, team VARCHAR(8) NOT NULL, won BOOLEAN NOT NULL, {counters}){tail}")
+        cursor.execute(
+            f"{temp} players_rebuild_seat (game_id BIGINT NOT NULL, seat_no INTEGER NOT NULL, player_id BIGINT NOT NULL, line_id INTEGER NOT NULL, rating_before DOUBLE PRECISION, rating_after DOUBLE PRECISION){tail}"
+        )
+        cursor.execute(
+            f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, role VARCHAR(16) NOT NULL, team VARCHAR(8) NOT NULL, won BOOLEAN NOT NULL, {counters}){tail}"
+        )
 
 
 def _copy_rows(table: str, columns: list[str], rows: list[tuple[Any, ...]], postgres: bool) -> None:
@@ -845,7 +1011,9 @@ def _copy_rows(table: str, columns: list[str], rows: list[tuple[Any, ...]], post
                 for row in rows:
                     copy.write_row(row)
         else:
-            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})", rows)
+            cursor.executemany(
+                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})", rows
+            )
 
 
 def _insert_player_games() -> None:

@@ -56,18 +56,28 @@ def _is_staff(user: Any) -> bool:
 
 
 def pending_seats(user: Any) -> QuerySet[GameSeat]:
-    qs = GameSeat.objects.filter(player__isnull=True).select_related("game").order_by("-game__created_at", "game_id", "seat_no")
+    qs = (
+        GameSeat.objects.filter(player__isnull=True)
+        .select_related("game")
+        .order_by("-game__created_at", "game_id", "seat_no")
+    )
     if _is_staff(user):
         return qs
     if not getattr(user, "is_authenticated", False):
         return qs.none()
-    return qs.filter(Q(game__host=user) | Q(game__tournament_table__round__stage__tournament__organizers=user)).distinct()
+    return qs.filter(
+        Q(game__host=user) | Q(game__tournament_table__round__stage__tournament__organizers=user)
+    ).distinct()
 
 
 def pending_participants(user: Any) -> QuerySet[Any]:
     from tournaments.models import Participant
 
-    qs = Participant.objects.filter(player__isnull=True).select_related("tournament").order_by("tournament_id", "nickname")
+    qs = (
+        Participant.objects.filter(player__isnull=True)
+        .select_related("tournament")
+        .order_by("tournament_id", "nickname")
+    )
     if _is_staff(user):
         return qs
     if not getattr(user, "is_authenticated", False):
@@ -82,7 +92,17 @@ def pending_rows(user: Any, *, limit: int = 200) -> list[PendingRow]:
     rows: list[PendingRow] = []
     for p in pending_participants(user)[:limit]:
         m = index.match(p.nickname)
-        rows.append(PendingRow(LinkDecision.PARTICIPANT, p.pk, p.nickname, p.tournament.name, f"/tournaments/{p.tournament_id}/", m, _suggestions(m)))
+        rows.append(
+            PendingRow(
+                LinkDecision.PARTICIPANT,
+                p.pk,
+                p.nickname,
+                p.tournament.name,
+                f"/tournaments/{p.tournament_id}/",
+                m,
+                _suggestions(m),
+            )
+        )
     for s in pending_seats(user)[:limit]:
         m = index.match(s.nickname)
         where = _("%(game)s, место %(seat)s") % {"game": s.game.title or f"#{s.game_id}", "seat": s.seat_no}
@@ -121,7 +141,10 @@ def decide(*, kind: str, pk: int, player: Player | None = None, create: bool = F
         created = False
         if create:
             if taken := _owners_of(normalize(row.nickname)):
-                raise PlayerError(_("Ник «%(nick)s» уже занят игроком %(owner)s: свяжите с ним.") % {"nick": row.nickname, "owner": taken[0].nickname})
+                raise PlayerError(
+                    _("Ник «%(nick)s» уже занят игроком %(owner)s: свяжите с ним.")
+                    % {"nick": row.nickname, "owner": taken[0].nickname}
+                )
             player = player_create(nickname=row.nickname)
             created = True
         assert player is not None
@@ -149,11 +172,17 @@ def _refuse_a_second_place(kind: str, row: Any, player: Player) -> None:
     if kind == LinkDecision.SEAT:
         other = GameSeat.objects.filter(game_id=row.game_id, player=player).exclude(pk=row.pk).first()
         if other is not None:
-            raise PlayerError(_("%(player)s уже сидит в этой игре на месте %(seat)s: «%(nick)s» — другой человек.") % {"player": player.nickname, "seat": other.seat_no, "nick": row.nickname})
+            raise PlayerError(
+                _("%(player)s уже сидит в этой игре на месте %(seat)s: «%(nick)s» — другой человек.")
+                % {"player": player.nickname, "seat": other.seat_no, "nick": row.nickname}
+            )
     else:
         twin = Participant.objects.filter(tournament_id=row.tournament_id, player=player).exclude(pk=row.pk).first()
         if twin is not None:
-            raise PlayerError(_("%(player)s уже участник этого турнира («%(other)s»): «%(nick)s» — другой человек.") % {"player": player.nickname, "other": twin.nickname, "nick": row.nickname})
+            raise PlayerError(
+                _("%(player)s уже участник этого турнира («%(other)s»): «%(nick)s» — другой человек.")
+                % {"player": player.nickname, "other": twin.nickname, "nick": row.nickname}
+            )
 
 
 def _link_participant_seats(participant: Any, player: Player) -> list[int]:
@@ -161,7 +190,9 @@ def _link_participant_seats(participant: Any, player: Player) -> list[int]:
     from tournaments.models import TableSeat
 
     ids: list[int] = []
-    for game_id, seat_no in TableSeat.objects.filter(participant=participant, table__game__isnull=False).values_list("table__game_id", "seat_no"):
+    for game_id, seat_no in TableSeat.objects.filter(participant=participant, table__game__isnull=False).values_list(
+        "table__game_id", "seat_no"
+    ):
         if GameSeat.objects.filter(game_id=game_id, seat_no=seat_no, player__isnull=True).update(player=player):
             ids.append(game_id)
     return ids
@@ -172,7 +203,9 @@ def _follow(game_ids: list[int]) -> None:
     (players/book.py sync_game) of each finished game, earliest first."""
     from players import book
 
-    games = Game.objects.filter(pk__in=game_ids, status=GameStatus.FINISHED, finished_at__isnull=False).order_by("finished_at", "pk")
+    games = Game.objects.filter(pk__in=game_ids, status=GameStatus.FINISHED, finished_at__isnull=False).order_by(
+        "finished_at", "pk"
+    )
     for game in games:
         book.sync_game(game)
 
@@ -181,14 +214,21 @@ def parse_target(text: str) -> tuple[str, int]:
     """A command-line name of a pending row: ``49`` or ``seat#49`` (a game seat),
     ``participant#12`` or ``p12`` (a tournament participant)."""
     raw = text.strip().lower().replace(" ", "")
-    for prefix, kind in (("participant", LinkDecision.PARTICIPANT), ("seat", LinkDecision.SEAT), ("p", LinkDecision.PARTICIPANT), ("s", LinkDecision.SEAT)):
+    for prefix, kind in (
+        ("participant", LinkDecision.PARTICIPANT),
+        ("seat", LinkDecision.SEAT),
+        ("p", LinkDecision.PARTICIPANT),
+        ("s", LinkDecision.SEAT),
+    ):
         if raw.startswith(prefix):
             rest = raw[len(prefix) :].lstrip("#:")
             if rest.isdigit():
                 return kind, int(rest)
     if raw.lstrip("#").isdigit():
         return LinkDecision.SEAT, int(raw.lstrip("#"))
-    raise PlayerError(_("Не понимаю «%(text)s»: нужен номер места (seat#49) или участника (participant#12).") % {"text": text})
+    raise PlayerError(
+        _("Не понимаю «%(text)s»: нужен номер места (seat#49) или участника (participant#12).") % {"text": text}
+    )
 
 
 def find_player(text: str) -> Player | None:

@@ -49,14 +49,20 @@ def sync_game(game: Game) -> None:
             DisciplineRecord.objects.filter(game=game).delete()
             return
         regs = game_regulations(game)
-        rows = Penalty.objects.filter(game=game, action__undone_at__isnull=True).order_by("action__seq").values("kind", "seat", "count", "reason", "action__created_at")
+        rows = (
+            Penalty.objects.filter(game=game, action__undone_at__isnull=True)
+            .order_by("action__seq")
+            .values("kind", "seat", "count", "reason", "action__created_at")
+        )
         wanted = bans.sanctions(
             ({**r, "at": r["action__created_at"]} for r in rows),
             fouls_to_remove=regs.fouls_to_remove,
             warnings_to_remove=regs.warnings_to_remove,
         )
         seats = {s.seat_no: s for s in GameSeat.objects.filter(game=game)}
-        owners = _seat_owners(game, [seats[s.seat] for s in wanted if s.seat in seats and seats[s.seat].player_id is None])
+        owners = _seat_owners(
+            game, [seats[s.seat] for s in wanted if s.seat in seats and seats[s.seat].player_id is None]
+        )
         keep = []
         tz = club_time_zone()
         for s in wanted:
@@ -71,7 +77,9 @@ def sync_game(game: Game) -> None:
                 "given_at": s.at,
                 "ends_at": bans.ban_end(s.at, tz) if s.kind == bans.BAN else None,
             }
-            record, _created = DisciplineRecord.objects.update_or_create(game=game, seat_no=s.seat, kind=s.kind, defaults=fields)
+            record, _created = DisciplineRecord.objects.update_or_create(
+                game=game, seat_no=s.seat, kind=s.kind, defaults=fields
+            )
             keep.append(record.pk)
         DisciplineRecord.objects.filter(game=game).exclude(pk__in=keep).delete()
 
@@ -86,8 +94,16 @@ def _seat_owners(game: Game, unlinked: list[GameSeat]) -> dict[int, int]:
     from players.names import name_index
     from tournaments.models import TableSeat
 
-    out = dict(TableSeat.objects.filter(table__game=game, participant__player__isnull=False).values_list("seat_no", "participant__player_id"))
-    out |= dict(TableSeat.objects.filter(table__annulled_games=game, participant__player__isnull=False).values_list("seat_no", "participant__player_id"))
+    out = dict(
+        TableSeat.objects.filter(table__game=game, participant__player__isnull=False).values_list(
+            "seat_no", "participant__player_id"
+        )
+    )
+    out |= dict(
+        TableSeat.objects.filter(table__annulled_games=game, participant__player__isnull=False).values_list(
+            "seat_no", "participant__player_id"
+        )
+    )
     index = name_index()
     for seat in unlinked:
         if seat.seat_no not in out:
@@ -101,14 +117,20 @@ def fill_players() -> int:
     """Records of seats linked since (a decision, link_players) name their player."""
     done = 0
     for record in DisciplineRecord.objects.filter(player__isnull=True):
-        pid = GameSeat.objects.filter(game_id=record.game_id, seat_no=record.seat_no).values_list("player_id", flat=True).first()
+        pid = (
+            GameSeat.objects.filter(game_id=record.game_id, seat_no=record.seat_no)
+            .values_list("player_id", flat=True)
+            .first()
+        )
         if pid is not None:
             done += DisciplineRecord.objects.filter(pk=record.pk).update(player_id=pid)
     return done
 
 
 def active_bans(player_ids: Iterable[int] | None = None, *, now: datetime | None = None) -> list[DisciplineRecord]:
-    qs = DisciplineRecord.objects.filter(kind=DisciplineRecord.BAN, lifted_at__isnull=True, ends_at__gt=now or timezone.now(), player__isnull=False)
+    qs = DisciplineRecord.objects.filter(
+        kind=DisciplineRecord.BAN, lifted_at__isnull=True, ends_at__gt=now or timezone.now(), player__isnull=False
+    )
     if player_ids is not None:
         qs = qs.filter(player_id__in=list(player_ids))
     return list(qs.select_related("player", "game").order_by("ends_at"))
@@ -117,7 +139,9 @@ def active_bans(player_ids: Iterable[int] | None = None, *, now: datetime | None
 def ban_text(record: DisciplineRecord) -> str:
     """A refusal naming the rule, the end and the game that caused it."""
     ends = timezone.localtime(record.ends_at, club_time_zone()) if record.ends_at else None
-    return _("%(nick)s не может играть до %(until)s: запрет на 7 дней за второе предупреждение (F4) в игре «%(game)s».") % {
+    return _(
+        "%(nick)s не может играть до %(until)s: запрет на 7 дней за второе предупреждение (F4) в игре «%(game)s»."
+    ) % {
         "nick": record.player.nickname if record.player else record.nickname,
         "until": formats.date_format(ends, "DATETIME_FORMAT") if ends else "—",
         "game": record.game.title or f"#{record.game_id}",
@@ -163,7 +187,9 @@ def record_lift(*, record: DisciplineRecord, reason: str, by: Any) -> Discipline
     reason = " ".join(reason.split())[:300]
     if not reason:
         raise ValueError("a lift needs a reason")
-    DisciplineRecord.objects.filter(pk=record.pk, lifted_at__isnull=True).update(lifted_at=timezone.now(), lifted_by=by if getattr(by, "is_authenticated", False) else None, lift_reason=reason)
+    DisciplineRecord.objects.filter(pk=record.pk, lifted_at__isnull=True).update(
+        lifted_at=timezone.now(), lifted_by=by if getattr(by, "is_authenticated", False) else None, lift_reason=reason
+    )
     record.refresh_from_db()
     return record
 
@@ -176,19 +202,30 @@ def counts_by_tournament(player: Player) -> list[dict[str, Any]]:
 
     # His seats' result rows in one join, only the two counters read (no model
     # instances: a busy player has hundreds of games, ten result rows each).
-    seats = list(SeatResult.objects.filter(game__seats__player=player, game__seats__seat_no=F("seat_no")).values_list("game_id", "warnings", "grey_cards"))
+    seats = list(
+        SeatResult.objects.filter(game__seats__player=player, game__seats__seat_no=F("seat_no")).values_list(
+            "game_id", "warnings", "grey_cards"
+        )
+    )
     if not seats:
         return []
     games = {g for g, _w, _c in seats}
     tournaments = dict(Table.objects.filter(game_id__in=games).values_list("game_id", "round__stage__tournament__name"))
-    for t in Table.objects.filter(annulled_games__in=games).values_list("annulled_games", "round__stage__tournament__name"):
+    for t in Table.objects.filter(annulled_games__in=games).values_list(
+        "annulled_games", "round__stage__tournament__name"
+    ):
         tournaments.setdefault(t[0], t[1])
-    records = list(DisciplineRecord.objects.filter(player=player, lifted_at__isnull=True).values_list("game_id", "kind"))
+    records = list(
+        DisciplineRecord.objects.filter(player=player, lifted_at__isnull=True).values_list("game_id", "kind")
+    )
     out: dict[str, dict[str, Any]] = {}
 
     def rows_of(game_id: int) -> list[dict[str, Any]]:
         names = ["", tournaments[game_id]] if tournaments.get(game_id) else [""]
-        return [out.setdefault(n, {"tournament": n, "warnings": 0, "grey_cards": 0, "reprimands": 0, "bans": 0}) for n in names]
+        return [
+            out.setdefault(n, {"tournament": n, "warnings": 0, "grey_cards": 0, "reprimands": 0, "bans": 0})
+            for n in names
+        ]
 
     for game_id, warnings, grey_cards in seats:
         for row in rows_of(game_id):

@@ -147,7 +147,9 @@ def leaderboard(f: Filters) -> tuple[list[Row], int]:
     if f.whole_months is not None:
         return _month_page(f)
     rows = [r for r in _season_rows(f) if _tab_games(r, f.tab) >= max(1, f.min_games)]
-    established = dict(PlayerStats.objects.filter(player_id__in=[r.player_id for r in rows]).values_list("player_id", "rated_games"))
+    established = dict(
+        PlayerStats.objects.filter(player_id__in=[r.player_id for r in rows]).values_list("player_id", "rated_games")
+    )
     for r in rows:
         r.established = established.get(r.player_id, 0)
     if f.hides_provisional:
@@ -171,10 +173,16 @@ def _stored_page(f: Filters) -> tuple[list[Row], int]:
     qs = PlayerStats.objects.select_related("player")
     if f.tab == "rating":
         least = max(1, f.min_games, provisional_games() if f.hides_provisional else 0)
-        qs = qs.filter(rated_games__gte=least, rating__isnull=False).order_by("-rating", "-rated_games", "player__nickname")
+        qs = qs.filter(rated_games__gte=least, rating__isnull=False).order_by(
+            "-rating", "-rated_games", "player__nickname"
+        )
     else:
         games, wins = f"{f.tab}_games", f"{f.tab}_wins"
-        qs = qs.filter(**{f"{games}__gte": max(1, f.min_games)}).annotate(tab_rate=ExpressionWrapper(F(wins) * 1.0 / F(games), output_field=FloatField())).order_by("-tab_rate", f"-{games}", "player__nickname")
+        qs = (
+            qs.filter(**{f"{games}__gte": max(1, f.min_games)})
+            .annotate(tab_rate=ExpressionWrapper(F(wins) * 1.0 / F(games), output_field=FloatField()))
+            .order_by("-tab_rate", f"-{games}", "player__nickname")
+        )
     count = qs.count()
     rows = []
     for i, s in enumerate(qs[f.offset : f.offset + f.limit], start=f.offset + 1):
@@ -204,7 +212,9 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
         params.append(connection.ops.adapt_datefield_value(last))
     in_season = " AND ".join(where)
     pid, table = q(str(mt.get_field("player").column)), q(mt.db_table)
-    role_sums = "" if f.tab == "rating" else f", SUM({q(f'{f.tab}_games')}) AS tab_games, SUM({q(f'{f.tab}_wins')}) AS tab_wins"
+    role_sums = (
+        "" if f.tab == "rating" else f", SUM({q(f'{f.tab}_games')}) AS tab_games, SUM({q(f'{f.tab}_wins')}) AS tab_wins"
+    )
     inner = (
         f"SELECT {pid} AS pid, SUM({q('rated_games')}) AS season_rated{role_sums}, "
         f"MIN(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END) AS first_m, MAX(CASE WHEN {q('rated_games')} > 0 THEN {q('month')} END) AS last_m "
@@ -214,7 +224,9 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
     established = f"COALESCE(st.{q('rated_games')}, 0)"
     if f.tab == "rating":
         tab_cols, tab_rate = "", "z.rating"
-        filters = "z.season_rated >= %s AND z.rating IS NOT NULL" + (" AND z.established >= %s" if f.hides_provisional else "")
+        filters = "z.season_rated >= %s AND z.rating IS NOT NULL" + (
+            " AND z.established >= %s" if f.hides_provisional else ""
+        )
         filter_params = [max(1, f.min_games), *([provisional_games()] if f.hides_provisional else [])]
         order = "z.rating DESC, z.season_rated DESC, z.nickname"
     else:
@@ -253,10 +265,21 @@ def _month_page(f: Filters) -> tuple[list[Row], int]:
     counters_of = {row[0]: {name: int(v or 0) for name, v in zip(COUNTERS, row[2:-1], strict=True)} for row in found}
     before_of = {row[0]: row[-1] for row in found}
     rows = []
-    for i, (player_id, nick, season_rated, rating_now, established_games, _tab_rate, _total) in enumerate(data, start=f.offset + 1):
+    for i, (player_id, nick, season_rated, rating_now, established_games, _tab_rate, _total) in enumerate(
+        data, start=f.offset + 1
+    ):
         rating_before = before_of.get(player_id)
         delta = rating_now - rating_before if rating_now is not None and rating_before is not None else None
-        row = Row(player_id, nick, rating_now, int(season_rated or 0), counters_of.get(player_id, {}), delta, rank=i, established=int(established_games))
+        row = Row(
+            player_id,
+            nick,
+            rating_now,
+            int(season_rated or 0),
+            counters_of.get(player_id, {}),
+            delta,
+            rank=i,
+            established=int(established_games),
+        )
         row.extra["tab"] = f.tab
         rows.append(row)
     return rows, int(data[0][-1])
@@ -322,12 +345,18 @@ def naive_leaderboard(limit: int = 500) -> list[tuple[int, int, int, float | Non
     """Per request: sum every seat's result row per player, and take each player's
     latest rating from his history rows — no stored totals."""
     data = (
-        SeatResult.objects.filter(game__seats__seat_no=F("seat_no"), game__seats__player__isnull=False, winner__in=("red", "black", "draw"))
+        SeatResult.objects.filter(
+            game__seats__seat_no=F("seat_no"), game__seats__player__isnull=False, winner__in=("red", "black", "draw")
+        )
         .values("game__seats__player_id")
         .annotate(games=Count("pk"), wins=Count("pk", filter=Q(won=True)))
         .order_by()
     )
-    last = dict(PlayerGame.objects.filter(rated=True).order_by("player_id", "finished_at", "game_id").values_list("player_id", "rating_after"))
+    last = dict(
+        PlayerGame.objects.filter(rated=True)
+        .order_by("player_id", "finished_at", "game_id")
+        .values_list("player_id", "rating_after")
+    )
     rows = [(d["game__seats__player_id"], d["games"], d["wins"], last.get(d["game__seats__player_id"])) for d in data]
     rows.sort(key=lambda r: -(r[3] or 0.0))
     return rows[:limit]
@@ -340,11 +369,19 @@ def naive_player_totals(player_id: int) -> dict[str, int]:
     from games.models import GameSeat, NightAction
     from players.statistics import seat_line, total
 
-    seats = list(GameSeat.objects.filter(player_id=player_id, game__status="finished").values_list("game_id", "seat_no"))
+    seats = list(
+        GameSeat.objects.filter(player_id=player_id, game__status="finished").values_list("game_id", "seat_no")
+    )
     game_ids = [g for g, _s in seats]
     mine = set(seats)
     checks: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for c in NightAction.objects.filter(game_id__in=game_ids, kind__in=("sheriff_check", "don_check")).values("game_id", "kind", "actor_seat", "result"):
+    for c in NightAction.objects.filter(game_id__in=game_ids, kind__in=("sheriff_check", "don_check")).values(
+        "game_id", "kind", "actor_seat", "result"
+    ):
         checks[c["game_id"]].append(dict(c))
-    lines = [seat_line(dict(r), checks[r["game_id"]]) for r in SeatResult.objects.filter(game_id__in=game_ids).values() if (r["game_id"], r["seat_no"]) in mine]
+    lines = [
+        seat_line(dict(r), checks[r["game_id"]])
+        for r in SeatResult.objects.filter(game_id__in=game_ids).values()
+        if (r["game_id"], r["seat_no"]) in mine
+    ]
     return total(lines).as_dict()

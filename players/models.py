@@ -36,7 +36,14 @@ class Player(models.Model):
     key = models.CharField(max_length=64, db_index=True, editable=False)
     club = models.CharField(_("клуб"), max_length=100, blank=True)
     discord_user_id = models.CharField(_("Discord ID"), max_length=32, blank=True, db_index=True)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="players", verbose_name=_("пользователь"))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="players",
+        verbose_name=_("пользователь"),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -213,7 +220,9 @@ class LinkDecision(models.Model):
 
     kind = models.CharField(max_length=16, choices=KINDS)
     seat = models.ForeignKey("games.GameSeat", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
-    participant = models.ForeignKey("tournaments.Participant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    participant = models.ForeignKey(
+        "tournaments.Participant", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     nickname = models.CharField(max_length=64)  # as typed on the seat or participant
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="link_decisions")
     created_player = models.BooleanField(default=False)
@@ -244,11 +253,15 @@ class DisciplineRecord(models.Model):
     rule = models.CharField(max_length=8)  # F3 | F4
     cause = models.CharField(max_length=16)  # fouls | disqualify | warnings
     reason = models.CharField(max_length=300, blank=True)
-    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     given_at = models.DateTimeField()
     ends_at = models.DateTimeField(null=True, blank=True)  # bans only
     lifted_at = models.DateTimeField(null=True, blank=True)
-    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     lift_reason = models.CharField(max_length=300, blank=True)
 
     class Meta:

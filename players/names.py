@@ -56,7 +56,10 @@ def player_create(*, nickname: str, club: str = "", discord_user_id: str = "", u
     if len(nickname) > 64:
         raise PlayerError(_("Ник длиннее 64 символов."), "nickname")
     if taken := _owners_of(normalize(nickname)):
-        raise PlayerError(_("Ник «%(nick)s» уже занят игроком %(owner)s.") % {"nick": nickname, "owner": taken[0].nickname}, "nickname")
+        raise PlayerError(
+            _("Ник «%(nick)s» уже занят игроком %(owner)s.") % {"nick": nickname, "owner": taken[0].nickname},
+            "nickname",
+        )
     return Player.objects.create(nickname=nickname, club=club, discord_user_id=discord_user_id, user=user)
 
 
@@ -102,7 +105,9 @@ def resolve_nicknames(nicknames: Sequence[str], choices: dict[int, str] | None =
         elif choice == NEW_CHOICE:
             out.player_ids.append(None)
             out.create.add(i)
-        elif choice.isdigit() and (int(choice) in offered or (any_player and Player.objects.filter(pk=int(choice)).exists())):
+        elif choice.isdigit() and (
+            int(choice) in offered or (any_player and Player.objects.filter(pk=int(choice)).exists())
+        ):
             out.player_ids.append(int(choice))
         else:
             out.player_ids.append(None)
@@ -126,7 +131,9 @@ def apply_resolution(nicknames: Sequence[str], resolution: Resolution, *, by: An
                 players.append(existing[0] if len(existing) == 1 else player_create(nickname=nick))
             elif pid is not None:
                 player = Player.objects.get(pk=pid)
-                if confirms_any or (by is not None and player.user_id is not None and player.user_id == getattr(by, "pk", None)):
+                if confirms_any or (
+                    by is not None and player.user_id is not None and player.user_id == getattr(by, "pk", None)
+                ):
                     player_add_alias(player=player, nickname=nick)
                 players.append(player)
             else:
@@ -140,7 +147,11 @@ def seating_check(nicknames: Sequence[str], data: Any, *, by: Any = None) -> Res
     seat without a player)."""
     if data.get("players_confirmed"):
         # A choice counts only for the nickname it was made for (the list may have been edited).
-        choices = {i: str(data.get(f"player-{i}", "")) for i, nick in enumerate(nicknames) if data.get(f"player-nick-{i}") == nick}
+        choices = {
+            i: str(data.get(f"player-{i}", ""))
+            for i, nick in enumerate(nicknames)
+            if data.get(f"player-nick-{i}") == nick
+        }
         res = resolve_nicknames(nicknames, choices, by=by)
         res.pending = []
         return res

@@ -138,7 +138,13 @@ class GameRating:
         return self.red_delta if team == RED else -self.red_delta
 
 
-def rate_game(red: Sequence[float], black: Sequence[float], score: float, totals: SideTotals, settings: RatingSettings = RatingSettings()) -> GameRating:
+def rate_game(
+    red: Sequence[float],
+    black: Sequence[float],
+    score: float,
+    totals: SideTotals,
+    settings: RatingSettings = RatingSettings(),
+) -> GameRating:
     """The change of one counted game, from the teams' ratings before it."""
     base = red_base_rate(totals, settings)
     red_mean, black_mean = mean(red), mean(black)

@@ -38,7 +38,10 @@ def player_rename(*, player: Player, nickname: str) -> Player:
         raise PlayerError(_("Ник должен быть от 1 до 64 символов."), "nickname")
     key = normalize(nickname)
     if taken := _owners_of(key, exclude=player.pk):
-        raise PlayerError(_("Ник «%(nick)s» уже занят игроком %(owner)s.") % {"nick": nickname, "owner": taken[0].nickname}, "nickname")
+        raise PlayerError(
+            _("Ник «%(nick)s» уже занят игроком %(owner)s.") % {"nick": nickname, "owner": taken[0].nickname},
+            "nickname",
+        )
     with transaction.atomic():
         old = player.nickname
         player.nickname = nickname
@@ -56,10 +59,17 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
         raise PlayerError(_("Нельзя объединить игрока с самим собой."))
     with transaction.atomic():
         # His first stored game: from there on, ratings are played again with one person.
-        first = PlayerGame.objects.filter(player=duplicate).order_by("finished_at", "game_id").values_list("finished_at", "game_id").first()
+        first = (
+            PlayerGame.objects.filter(player=duplicate)
+            .order_by("finished_at", "game_id")
+            .values_list("finished_at", "game_id")
+            .first()
+        )
         seats = GameSeat.objects.filter(player=duplicate).update(player=into)
         participants = Participant.objects.filter(player=duplicate).update(player=into)
-        DisciplineRecord.objects.filter(player=duplicate).update(player=into)  # his reprimands and bans are the kept player's
+        DisciplineRecord.objects.filter(player=duplicate).update(
+            player=into
+        )  # his reprimands and bans are the kept player's
         for alias in list(duplicate.aliases.all()):
             player_add_alias(player=into, nickname=alias.nickname)
         player_add_alias(player=into, nickname=duplicate.nickname)
@@ -70,7 +80,14 @@ def player_merge(*, duplicate: Player, into: Player, by: Any = None) -> PlayerMe
         if into.user_id is None and duplicate.user_id is not None:
             into.user_id = duplicate.user_id
         into.save()
-        merge = PlayerMerge.objects.create(kept=into, merged_player_id=duplicate.pk, merged_nickname=duplicate.nickname, seats_moved=seats, participants_moved=participants, by=by if getattr(by, "is_authenticated", False) else None)
+        merge = PlayerMerge.objects.create(
+            kept=into,
+            merged_player_id=duplicate.pk,
+            merged_nickname=duplicate.nickname,
+            seats_moved=seats,
+            participants_moved=participants,
+            by=by if getattr(by, "is_authenticated", False) else None,
+        )
         participants_fold_after_merge(player=into)
         if first is not None:
             from players import book
@@ -125,7 +142,13 @@ def duplicate_participants(*, tournaments: Any = None) -> list[list[Any]]:
     pairs = qs.values("tournament_id", "player_id").annotate(n=Count("id")).filter(n__gt=1)
     groups = []
     for row in pairs:
-        groups.append(list(Participant.objects.filter(tournament_id=row["tournament_id"], player_id=row["player_id"]).select_related("tournament", "player").order_by("pk")))
+        groups.append(
+            list(
+                Participant.objects.filter(tournament_id=row["tournament_id"], player_id=row["player_id"])
+                .select_related("tournament", "player")
+                .order_by("pk")
+            )
+        )
     return groups
 
 
@@ -134,12 +157,20 @@ def participants_fold(*, keep: Any, drop: Any) -> Any:
     Refused when they sat at one table (two seats of one game cannot be one person's)."""
     from tournaments.models import Participant, TableSeat
 
-    if keep.pk == drop.pk or keep.tournament_id != drop.tournament_id or keep.player_id is None or keep.player_id != drop.player_id:
+    if (
+        keep.pk == drop.pk
+        or keep.tournament_id != drop.tournament_id
+        or keep.player_id is None
+        or keep.player_id != drop.player_id
+    ):
         raise PlayerError(_("Объединять можно только участников одного турнира, которые один игрок."))
     with transaction.atomic():
         tables = set(TableSeat.objects.filter(participant=keep).values_list("table_id", flat=True))
         if TableSeat.objects.filter(participant=drop, table_id__in=tables).exists():
-            raise PlayerError(_("«%(a)s» и «%(b)s» сидели за одним столом: это два человека, не объединяю.") % {"a": keep.nickname, "b": drop.nickname})
+            raise PlayerError(
+                _("«%(a)s» и «%(b)s» сидели за одним столом: это два человека, не объединяю.")
+                % {"a": keep.nickname, "b": drop.nickname}
+            )
         TableSeat.objects.filter(participant=drop).update(participant=keep)
         Participant.objects.filter(pk=drop.pk).delete()
     return keep
@@ -176,7 +207,9 @@ def link_existing(*, create_missing: bool = False) -> LinkReport:
                     report.linked += 1
                 elif m.suggestions:
                     where = f"{label} #{row.pk}"
-                    report.ambiguous.append((where, row.nickname, [f"{c.nickname} (#{c.player_id})" for c in m.suggestions]))
+                    report.ambiguous.append(
+                        (where, row.nickname, [f"{c.nickname} (#{c.player_id})" for c in m.suggestions])
+                    )
                 elif create_missing:
                     p = player_create(nickname=row.nickname)
                     model.objects.filter(pk=row.pk).update(player=p)
@@ -241,7 +274,11 @@ def participants_confirm(*, tournament: Any, choices: dict[int, str], by: Any = 
             if choice == NEW_CHOICE:
                 owners = _owners_of(normalize(p.nickname))
                 player = owners[0] if len(owners) == 1 else player_create(nickname=p.nickname)
-            elif choice.isdigit() and (staff or int(choice) in offered) and (found := Player.objects.filter(pk=int(choice)).first()) is not None:
+            elif (
+                choice.isdigit()
+                and (staff or int(choice) in offered)
+                and (found := Player.objects.filter(pk=int(choice)).first()) is not None
+            ):
                 player = found
                 if staff or (player.user_id is not None and player.user_id == getattr(by, "pk", None)):
                     player_add_alias(player=player, nickname=p.nickname)

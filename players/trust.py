@@ -40,7 +40,14 @@ def trusted_hosts() -> QuerySet[Any]:
     from django.contrib.auth.models import Permission
 
     permission = Permission.objects.filter(perm)
-    return get_user_model().objects.filter(Q(is_superuser=True) | Q(user_permissions__in=permission) | Q(groups__permissions__in=permission), is_active=True).distinct()
+    return (
+        get_user_model()
+        .objects.filter(
+            Q(is_superuser=True) | Q(user_permissions__in=permission) | Q(groups__permissions__in=permission),
+            is_active=True,
+        )
+        .distinct()
+    )
 
 
 def counted_games(games: QuerySet[Game] | None = None) -> QuerySet[Game]:
@@ -53,7 +60,9 @@ def counted_games(games: QuerySet[Game] | None = None) -> QuerySet[Game]:
     # Anyone signed in may create a tournament, so a tournament's games count
     # when one of its organizers is trusted, or a plain user's own «cup» would
     # move ratings as freely as his marked casual games.
-    in_trusted_tournament = Exists(Table.objects.filter(game_id=OuterRef("pk"), round__stage__tournament__organizers__in=trusted))
+    in_trusted_tournament = Exists(
+        Table.objects.filter(game_id=OuterRef("pk"), round__stage__tournament__organizers__in=trusted)
+    )
     return qs.filter(in_trusted_tournament | Q(rated=True, host__in=trusted))
 
 
@@ -95,4 +104,6 @@ def untrusted_rated_games() -> QuerySet[Game]:
     from tournaments.models import Table
 
     candidates = Game.objects.filter(Q(rated=True) | Exists(Table.objects.filter(game_id=OuterRef("pk"))))
-    return candidates.exclude(pk__in=counted_games(candidates).values("pk")).select_related("host").order_by("-created_at")
+    return (
+        candidates.exclude(pk__in=counted_games(candidates).values("pk")).select_related("host").order_by("-created_at")
+    )

@@ -44,7 +44,9 @@ def _player_or_redirect(pk: int) -> Player | HttpResponse:
 
 
 def rated_refusal() -> str:
-    return _("Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда.")
+    return _(
+        "Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда."
+    )
 
 
 def _staff(request: HttpRequest) -> None:
@@ -109,7 +111,11 @@ def player_list(request: HttpRequest) -> HttpResponse:
     players = Player.objects.select_related("stats")
     if q:
         players = players.filter(Q(nickname__icontains=q) | Q(aliases__nickname__icontains=q)).distinct()
-    return render(request, "players/list.html", {"players": sorted(players.order_by("nickname")[:200], key=lambda p: nickname_sort_key(p.nickname)), "q": q})
+    return render(
+        request,
+        "players/list.html",
+        {"players": sorted(players.order_by("nickname")[:200], key=lambda p: nickname_sort_key(p.nickname)), "q": q},
+    )
 
 
 def _totals(player: Player) -> tuple[Line, PlayerStats | None]:
@@ -126,7 +132,11 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return found
     player = found
     line, stats = _totals(player)
-    history = list(PlayerGame.objects.filter(player=player, rated=True).order_by("finished_at", "game_id").values_list("finished_at", "rating_after", "game_id"))
+    history = list(
+        PlayerGame.objects.filter(player=player, rated=True)
+        .order_by("finished_at", "game_id")
+        .values_list("finished_at", "rating_after", "game_id")
+    )
     # The n-th counted game's point carries the typical error after n games.
     rated = [(n, at, float(r)) for n, (at, r, _g) in enumerate(history, start=1) if r is not None]
     shown = rated[-chart.MAX_POINTS :]  # the chart draws the latest points only: only those get a date label
@@ -137,11 +147,20 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         desc = _("Рейтинг после каждой учтённой игры: от %(first)s до %(last)s, сейчас %(now)s; полоса — обычная погрешность после такого числа игр (сейчас ±%(err)s).") % {
             "first": f"{rated[0][2]:.0f}", "last": f"{points[-1].value:.0f}", "now": f"{points[-1].value:.0f}", "err": f"{band[-1]:.0f}",
         }  # fmt: skip
-        svg = chart.rating_svg(points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc, band=band)
+        svg = chart.rating_svg(
+            points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc, band=band
+        )
     # The game rows only for their titles: their JSON columns (the public state) stay unread.
-    games = list(PlayerGame.objects.filter(player=player).select_related("game").defer("game__public_state", "game__regulations").order_by("-finished_at", "-game_id")[:100])
+    games = list(
+        PlayerGame.objects.filter(player=player)
+        .select_related("game")
+        .defer("game__public_state", "game__regulations")
+        .order_by("-finished_at", "-game_id")[:100]
+    )
     for g in games:
-        g.delta = (g.rating_after - g.rating_before) if g.rating_after is not None and g.rating_before is not None else None  # type: ignore[attr-defined]
+        g.delta = (  # type: ignore[attr-defined]
+            (g.rating_after - g.rating_before) if g.rating_after is not None and g.rating_before is not None else None
+        )
     per_game = line.fouls / line.games if line.games else None
     return render(
         request,
@@ -149,7 +168,9 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "player": player,
             "stats": stats,
-            "provisional": stats is not None and stats.rating is not None and stats.rated_games < leaderboard.provisional_games(),
+            "provisional": stats is not None
+            and stats.rating is not None
+            and stats.rated_games < leaderboard.provisional_games(),
             "provisional_games": leaderboard.provisional_games(),
             "uncertainty": uncertainty(stats.rated_games) if stats is not None else None,
             "line": line,
@@ -160,8 +181,14 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "games": games,
             "aliases": list(player.aliases.all()),
             "merges": list(player.merges.all()),
-            "duplicates": decisions.duplicate_suggestions(player) if request.user.is_authenticated and request.user.is_staff else [],
-            "discipline": list(DisciplineRecord.objects.filter(player=player).select_related("game", "host", "lifted_by").prefetch_related("overrides")),
+            "duplicates": decisions.duplicate_suggestions(player)
+            if request.user.is_authenticated and request.user.is_staff
+            else [],
+            "discipline": list(
+                DisciplineRecord.objects.filter(player=player)
+                .select_related("game", "host", "lifted_by")
+                .prefetch_related("overrides")
+            ),
             "discipline_counts": discipline.counts_by_tournament(player),
             "now": timezone.now(),
         },
@@ -288,13 +315,39 @@ def ratings_xlsx(request: HttpRequest) -> HttpResponse:
     ws = wb.active
     assert ws is not None
     ws.title = _tab_label(f.tab)[:31]
-    xlsx.write_row(ws, 1, ["#", _("Игрок"), _("Рейтинг"), _("Учтено игр"), _("Игры"), _("Победы"), *(vocabulary.ROLES(r) for r in ("civilian", "sheriff", "mafia", "don"))])
+    xlsx.write_row(
+        ws,
+        1,
+        [
+            "#",
+            _("Игрок"),
+            _("Рейтинг"),
+            _("Учтено игр"),
+            _("Игры"),
+            _("Победы"),
+            *(vocabulary.ROLES(r) for r in ("civilian", "sheriff", "mafia", "don")),
+        ],
+    )
     for i, r in enumerate(rows, start=2):
         roles = [f"{r.role(role)[0]}/{r.role(role)[1]}" for role in ("civilian", "sheriff", "mafia", "don")]
-        xlsx.write_row(ws, i, [r.rank, r.nickname, round(r.rating, 1) if r.rating is not None else None, r.rated_games, r.games, r.wins, *roles])
+        xlsx.write_row(
+            ws,
+            i,
+            [
+                r.rank,
+                r.nickname,
+                round(r.rating, 1) if r.rating is not None else None,
+                r.rated_games,
+                r.games,
+                r.wins,
+                *roles,
+            ],
+        )
     out = BytesIO()
     wb.save(out)
-    response = HttpResponse(out.getvalue(), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    response = HttpResponse(
+        out.getvalue(), content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    )
     response["Content-Disposition"] = 'attachment; filename="ratings.xlsx"'
     return response
 
@@ -309,8 +362,15 @@ def untrusted_rated(request: HttpRequest) -> HttpResponse:
 def how_rating_works(request: HttpRequest) -> HttpResponse:
     from django.conf import settings
 
-    conf = RatingSettings(k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)), initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)))
-    return render(request, "players/how.html", {"conf": conf, "provisional_games": leaderboard.provisional_games(), "uncertainty_table": UNCERTAINTY})
+    conf = RatingSettings(
+        k=float(getattr(settings, "PLAYERS_RATING_K", 20.0)),
+        initial=float(getattr(settings, "PLAYERS_RATING_INITIAL", 1500.0)),
+    )
+    return render(
+        request,
+        "players/how.html",
+        {"conf": conf, "provisional_games": leaderboard.provisional_games(), "uncertainty_table": UNCERTAINTY},
+    )
 
 
 def pending(request: HttpRequest) -> HttpResponse:
@@ -338,7 +398,11 @@ def pending_fold(request: HttpRequest) -> HttpResponse:
     found = Participant.objects.select_related("tournament").in_bulk(ids)
     keep, drop = found.get(ids[0]), found.get(ids[1])
     user: Any = request.user
-    if keep is None or drop is None or not (user.is_authenticated and (user.is_staff or keep.tournament.is_organizer(user))):
+    if (
+        keep is None
+        or drop is None
+        or not (user.is_authenticated and (user.is_staff or keep.tournament.is_organizer(user)))
+    ):
         messages.error(request, _("Эту пару участников объединить нельзя: её уже решили, или турнир не ваш."))
         return redirect("players:pending")
     try:
@@ -359,7 +423,9 @@ def pending_decide(request: HttpRequest) -> HttpResponse:
         pk = int(str(request.POST.get("pk", "")))
     except ValueError:
         pk = 0
-    if kind not in (LinkDecision.SEAT, LinkDecision.PARTICIPANT) or not decisions.user_can_decide(request.user, kind, pk):
+    if kind not in (LinkDecision.SEAT, LinkDecision.PARTICIPANT) or not decisions.user_can_decide(
+        request.user, kind, pk
+    ):
         messages.error(request, _("Эту запись решать нельзя: её уже решили, или она не из ваших игр и турниров."))
         return redirect("players:pending")
     choice = str(request.POST.get("choice", ""))
@@ -375,11 +441,15 @@ def pending_decide(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Выберите игрока или создайте нового."))
         return redirect("players:pending")
     try:
-        decision = decisions.decide(kind=kind, pk=pk, player=player, create=choice == services.NEW_CHOICE, by=request.user)
+        decision = decisions.decide(
+            kind=kind, pk=pk, player=player, create=choice == services.NEW_CHOICE, by=request.user
+        )
     except services.PlayerError as exc:
         messages.error(request, exc.message)
         return redirect("players:pending")
-    messages.success(request, _("«%(nick)s» — это %(player)s.") % {"nick": decision.nickname, "player": decision.player.nickname})
+    messages.success(
+        request, _("«%(nick)s» — это %(player)s.") % {"nick": decision.nickname, "player": decision.player.nickname}
+    )
     return redirect("players:pending")
 
 

@@ -32,7 +32,10 @@ def fill(po_text: str, translations: dict[str, str | list[str]]) -> tuple[str, i
         keys = [n for n, line in enumerate(lines) if line.startswith(("msgid ", "msgid_plural ", "msgstr", "msgctxt "))]
         if not keys:
             continue
-        spans = {lines[k].split(" ", 1)[0]: (k, (keys[j + 1] if j + 1 < len(keys) else len(lines))) for j, k in enumerate(keys)}
+        spans = {
+            lines[k].split(" ", 1)[0]: (k, (keys[j + 1] if j + 1 < len(keys) else len(lines)))
+            for j, k in enumerate(keys)
+        }
         if "msgid" not in spans:
             continue
         a, b = spans["msgid"]

@@ -43,7 +43,12 @@ def client_host(host):
 def running_game(host):
     """A game in its first Day's first speech, made through the services (no page drawn)."""
     game = services.game_create(host=host, title="Стол", players=PLAYERS)
-    for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "next"}, {"do": "next"}):
+    for action in (
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        {"do": "start"},
+        {"do": "next"},
+        {"do": "next"},
+    ):
         services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
     game.refresh_from_db()
     return game
@@ -106,7 +111,9 @@ def test_finding1_an_action_committed_between_the_reads_never_breaks_the_page(mo
 
 
 @pytest.mark.django_db
-def test_finding1_a_committed_action_is_answered_as_recorded_even_when_another_lands_during_the_render(monkeypatch, host, client_host):
+def test_finding1_a_committed_action_is_answered_as_recorded_even_when_another_lands_during_the_render(
+    monkeypatch, host, client_host
+):
     game = running_game(host)
     seq = game.seq
     # The host's own foul commits; while its answer is drawn, a second device nominates.
@@ -162,7 +169,11 @@ FINDING2 = {
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", list(FINDING2))
 def test_finding2_malformed_actions_are_refused_and_change_nothing(host, client_host, name):
-    game = running_game(host) if name not in ("long_nickname", "ten_identical_nicknames") else services.game_create(host=host, players=PLAYERS)
+    game = (
+        running_game(host)
+        if name not in ("long_nickname", "ten_identical_nicknames")
+        else services.game_create(host=host, players=PLAYERS)
+    )
     before = snapshot(game)
     response = post(client_host, game, "act", FINDING2[name])
     assert response.status_code == 422, response.content[:300]
@@ -207,7 +218,9 @@ def malformed_log_files() -> dict[str, bytes]:
         "actions_are_numbers": j(_log(1, 2, 3)),
         "action_is_null": j(_log(SEAT, None)),
         "action_is_a_string": j(_log("seat")),
-        "not_utf8": json.dumps(_log({"do": "seat", "players": [f"Игрок{i}" for i in range(10)]}), ensure_ascii=False).encode("cp1251"),
+        "not_utf8": json.dumps(
+            _log({"do": "seat", "players": [f"Игрок{i}" for i in range(10)]}), ensure_ascii=False
+        ).encode("cp1251"),
         "deep_nesting": b'{"actions": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
         "int_4300_digits": b'{"actions": [{"do": "foul", "seat": ' + b"9" * 4300 + b"}]}",
         "title_over_200": j(_log(SEAT, ROLES)),  # with --title below
@@ -221,7 +234,9 @@ def malformed_log_files() -> dict[str, bytes]:
         "nan": b'{"actions": [{"do": "foul", "seat": NaN}]}',
         "infinity": b'{"actions": [{"do": "foul", "seat": Infinity}]}',
         "nul_in_nickname": j(_log({"do": "seat", "players": [*PLAYERS[:9], "a\u0000b"]})),
-        "control_char_in_reason": j(_log(SEAT, ROLES, {"do": "start"}, {"do": "foul", "seat": 2, "reason": "a\u001bb"})),
+        "control_char_in_reason": j(
+            _log(SEAT, ROLES, {"do": "start"}, {"do": "foul", "seat": 2, "reason": "a\u001bb"})
+        ),
         "lone_surrogate": b'{"actions": [{"do": "seat", "players": ["\\ud800", "B", "C", "D", "E", "F", "G", "H", "I", "J"]}]}',
         "seat_as_bool": j(_log(SEAT, {"do": "roles", "sheriff": True, "don": 2, "mafia": [3, 4]})),
         "seat_as_float": j(_log(SEAT, {"do": "roles", "sheriff": 1.0, "don": 2, "mafia": [3, 4]})),
@@ -276,7 +291,9 @@ def test_finding3_import_log_as_a_process_prints_one_line_and_no_traceback(tmp_p
     path.write_bytes(malformed_log_files()["deep_nesting"])
     env = {**os.environ, "SQLITE_PATH": str(tmp_path / "db.sqlite3")}
     env.pop("DATABASE_URL", None)
-    run = subprocess.run([sys.executable, "manage.py", "import_log", str(path)], env=env, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "manage.py", "import_log", str(path)], env=env, capture_output=True, text=True
+    )
     assert run.returncode != 0
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1, run.stderr
 
@@ -369,7 +386,9 @@ def test_corpus_of_malformed_post_bodies(host, client_host, capsys):
         logging.getLogger().removeHandler(catcher)
     accepted = len(accepted_bodies)
     with capsys.disabled():
-        print(f"\n[corpus] POST bodies: {len(bodies)}, responses >= 500: {server_errors}, tracebacks: {len(catcher.records)}, accepted: {accepted}")
+        print(
+            f"\n[corpus] POST bodies: {len(bodies)}, responses >= 500: {server_errors}, tracebacks: {len(catcher.records)}, accepted: {accepted}"
+        )
     assert len(bodies) >= 50
     assert (server_errors, len(catcher.records), accepted) == (0, 0, 0), accepted_bodies
 
@@ -395,7 +414,9 @@ def test_corpus_of_malformed_log_files(host, tmp_path, capsys):
         logging.getLogger().removeHandler(catcher)
     tracebacks += len(catcher.records)
     with capsys.disabled():
-        print(f"\n[corpus] log files: {len(files)}, refused in one line: {refused_in_one_line}, tracebacks: {tracebacks}, accepted: {accepted}, games stored: {Game.objects.count()}")
+        print(
+            f"\n[corpus] log files: {len(files)}, refused in one line: {refused_in_one_line}, tracebacks: {tracebacks}, accepted: {accepted}, games stored: {Game.objects.count()}"
+        )
     assert len(files) >= 30
     assert (tracebacks, accepted, Game.objects.count(), refused_in_one_line) == (0, 0, 0, len(files))
 

@@ -42,8 +42,21 @@ def server(tmp_path):
     if not Path(CHROMIUM).exists():
         pytest.skip(f"{CHROMIUM} is missing (make browsers)")
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "PYTEST_CURRENT_TEST")}
-    env.update({"DJANGO_SETTINGS_MODULE": "mafia_protocol.settings", "SQLITE_PATH": str(tmp_path / "browser.sqlite3"), "PYTHONPATH": str(ROOT)})
-    out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(1000, 10**6))], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    env.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "mafia_protocol.settings",
+            "SQLITE_PATH": str(tmp_path / "browser.sqlite3"),
+            "PYTHONPATH": str(ROOT),
+        }
+    )
+    out = subprocess.run(
+        [str(PYTHON), "-c", SETUP, str(random.randint(1000, 10**6))],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     info = json.loads(out.stdout.strip().splitlines()[-1])
     srv = Server(env, free_port(), tmp_path / "daphne.log")
@@ -77,7 +90,9 @@ def test_board_follows_the_host_and_comes_back_after_a_server_restart(server, pa
     assert "Договорка" in page.inner_text("#board-head")
     # The clock counts down in the browser from the host's deadline.
     first = page.inner_text("[data-clock-text]")
-    page.wait_for_function("t => document.querySelector('[data-clock-text]').textContent !== t", arg=first, timeout=5000)
+    page.wait_for_function(
+        "t => document.querySelector('[data-clock-text]').textContent !== t", arg=first, timeout=5000
+    )
 
     host = Host(srv)
     host.login("livehost", "live-pass-123")
@@ -102,7 +117,9 @@ def test_board_follows_the_host_and_comes_back_after_a_server_restart(server, pa
 def test_overlay_applies_updates_after_the_hosts_delay(server, page):
     srv, info, env = server
     game, seq = info["game"], info["seq"]
-    out = subprocess.run([str(PYTHON), "-c", OVERLAY_ON, str(game), "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(PYTHON), "-c", OVERLAY_ON, str(game), "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     token = out.stdout.strip().splitlines()[-1]
     # The overlay opens on the game as it was `delay` (2 s) ago: let the

@@ -42,7 +42,9 @@ async def test_open_boards_are_told_and_new_ones_refused_cleanly_then_catch_up(h
     monkeypatch.setattr(fanout, "WATCH_TIMEOUT_SECONDS", 0.2, raising=False)
     game = await make_game(host)
     comm, connected, _ = await connect(f"/ws/games/{game.pk}/board/")
-    assert connected and seq_of(await comm.receive_from(timeout=5))[0] == game.public_rev  # the public revision (issue 24)
+    assert (
+        connected and seq_of(await comm.receive_from(timeout=5))[0] == game.public_rev
+    )  # the public revision (issue 24)
     hub = get_hub()
 
     with monkeypatch.context() as m:

@@ -30,12 +30,34 @@ from games.models import Game, GameSeat, NightAction
 
 SECRET_WORDS = [
     # roles
-    r"шериф", r"\bдон\w*", r"мафи", r"мирн", r"sheriff", r"\bdon\b", r"mafia", r"civilian",
+    r"шериф",
+    r"\bдон\w*",
+    r"мафи",
+    r"мирн",
+    r"sheriff",
+    r"\bdon\b",
+    r"mafia",
+    r"civilian",
     # night actions and verdicts
-    r"провер", r"выстрел", r"стрельб", r"промах", r"лучш\w* ход", r"принят", r"подмиг",
-    r"check", r"shot", r"\bmiss\b", r"best.?move", r"wink", r"verdict",
+    r"провер",
+    r"выстрел",
+    r"стрельб",
+    r"промах",
+    r"лучш\w* ход",
+    r"принят",
+    r"подмиг",
+    r"check",
+    r"shot",
+    r"\bmiss\b",
+    r"best.?move",
+    r"wink",
+    r"verdict",
     # teams (a winner is shown only once the game is over)
-    r"красн", r"ч[её]рн", r"\bred\b", r"\bblack\b", r"победа",
+    r"красн",
+    r"ч[её]рн",
+    r"\bred\b",
+    r"\bblack\b",
+    r"победа",
 ]
 SECRET_MARKUP = [r"data-role", r"data-team", r"\brole-", r"\bteam-", r"seat-role", r"is-black", r"is-red"]
 SECRET = re.compile("|".join(SECRET_WORDS + SECRET_MARKUP), re.IGNORECASE)
@@ -62,8 +84,12 @@ def without_decided_result(text, winner, where):
         assert not re.search(r'class="result-banner', text), f"{where}: a result before it is decided"
         return text
     sections = RESULT_SECTION.findall(text)
-    assert len(sections) == 1 and any(label in sections[0] for label in WINNER_LABELS[winner]), f"{where}: the decided result is not shown"
-    assert not re.search("|".join(SECRET_MARKUP + SECRET_WORDS[:-5]), sections[0], re.IGNORECASE), f"{where}: a secret in the result"
+    assert len(sections) == 1 and any(label in sections[0] for label in WINNER_LABELS[winner]), (
+        f"{where}: the decided result is not shown"
+    )
+    assert not re.search("|".join(SECRET_MARKUP + SECRET_WORDS[:-5]), sections[0], re.IGNORECASE), (
+        f"{where}: a secret in the result"
+    )
     return RESULT_SECTION.sub("", text)
 
 
@@ -95,7 +121,9 @@ def assert_clean(text, where):
 
 
 @pytest.mark.django_db
-def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, examples_dir, captured, django_capture_on_commit_callbacks):
+def test_no_secret_in_any_public_frame_or_page_before_the_end(
+    host, client, examples_dir, captured, django_capture_on_commit_callbacks
+):
     files = example_files(examples_dir)
     assert len(files) >= 3, f"no examples under {examples_dir}"
     checked_frames = checked_pages = ended = decided_frames = silent = 0
@@ -116,7 +144,14 @@ def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, exam
                 break
             if not frames:
                 silent += 1
-                assert_clean(without_decided_result(page, game.public_state.get("winner") if not game.public_facts.get("night") else None, f"{path.name} action #{i} page"), f"{path.name} action #{i} page")
+                assert_clean(
+                    without_decided_result(
+                        page,
+                        game.public_state.get("winner") if not game.public_facts.get("night") else None,
+                        f"{path.name} action #{i} page",
+                    ),
+                    f"{path.name} action #{i} page",
+                )
                 checked_pages += 1
                 continue
             assert frames[0]["seq"] == game.public_rev
@@ -127,7 +162,10 @@ def test_no_secret_in_any_public_frame_or_page_before_the_end(host, client, exam
             frame = dict(
                 frames[0],
                 html=without_decided_result(frames[0]["html"], winner, f"{where} frame"),
-                html_by_lang={lang: without_decided_result(h, winner, f"{where} frame {lang}") for lang, h in frames[0]["html_by_lang"].items()},
+                html_by_lang={
+                    lang: without_decided_result(h, winner, f"{where} frame {lang}")
+                    for lang, h in frames[0]["html_by_lang"].items()
+                },
             )
             # Everything sent to the public group, not only the HTML.
             assert_clean(json.dumps(frame, ensure_ascii=False), f"{where} frame")
@@ -163,7 +201,11 @@ def test_public_frame_is_a_function_of_public_data_only(host, examples_dir):
             GameSeat.objects.filter(game=game).update(role="don")
             NightAction.objects.filter(game=game).update(result="black", target_seat=1)
             state = dict(game.public_state)
-            game.public_state = {**state, "checks": [{"night": 1, "by": "sheriff", "target": 5, "result": "black"}], "best_move": {"seat": 1, "seats": [2, 3, 4], "blacks": 3}}
+            game.public_state = {
+                **state,
+                "checks": [{"night": 1, "by": "sheriff", "target": 5, "result": "black"}],
+                "best_move": {"seat": 1, "seats": [2, 3, 4], "blacks": 3},
+            }
             board.body_cache.clear()
             after = strip_clock(board.board_frame(game).html)
             assert before == after, f"{name}: the public frame depends on a secret"

@@ -134,7 +134,9 @@ def plan(public: Public, v: Variant) -> list[tuple[int, Any]]:
         public_do({"do": "next"})
     if state.step == "voting":
         voters = [s for s in state.at_table if s != public.other_nominee]
-        public_do({"do": "votes", "for": {str(public.voted_out): voters, str(public.other_nominee): [public.other_nominee]}})
+        public_do(
+            {"do": "votes", "for": {str(public.voted_out): voters, str(public.other_nominee): [public.other_nominee]}}
+        )
     while state.step == "last_word":
         public_do({"do": "next"})
     assert state.phase == "night" and state.step == "mafia_shot", state.public_dict()
@@ -250,7 +252,9 @@ def play_pair(public: Public, a: Variant, b: Variant, *, host, client, captured,
             # later too: the clock's remaining time is relative to the moment
             # it is sent. The page and the HTTP snapshot themselves at the
             # secret moments (when a single game acted) and every fifth one.
-            secret = sum(t == moment for t, _ in plans[0]) != sum(t == moment for t, _ in plans[1]) or any(t == moment and not isinstance(a, dict) for p in plans for t, a in p)
+            secret = sum(t == moment for t, _ in plans[0]) != sum(t == moment for t, _ in plans[1]) or any(
+                t == moment and not isinstance(a, dict) for p in plans for t, a in p
+            )
             for delay in (0, 1):
                 traveller.move_to(T0 + timedelta(seconds=moment + delay))
                 for i, game in enumerate(games):
@@ -282,7 +286,9 @@ def play_pair(public: Public, a: Variant, b: Variant, *, host, client, captured,
         for suffix in ("", "?token=wrong"):
             for name in ("board:overlay", "board:overlay-snapshot"):
                 response = client.get(reverse(name, args=[game.pk]) + suffix)
-                records[i].snapshots.append((-1, f"{name}{suffix} {response.status_code} {normalise(response.content.decode(), game.pk)}"))
+                records[i].snapshots.append(
+                    (-1, f"{name}{suffix} {response.status_code} {normalise(response.content.decode(), game.pk)}")
+                )
     for game in games:
         game.refresh_from_db()
         assert game.status == "running", "the pair must stay running: after the end the roles are public"
@@ -290,7 +296,9 @@ def play_pair(public: Public, a: Variant, b: Variant, *, host, client, captured,
 
 
 def assert_same(ra: Record, rb: Record, name: str) -> None:
-    assert len(ra.frames) == len(rb.frames), f"{name}: {len(ra.frames)} public frames against {len(rb.frames)}: {[f[:3] for f in ra.frames]} / {[f[:3] for f in rb.frames]}"
+    assert len(ra.frames) == len(rb.frames), (
+        f"{name}: {len(ra.frames)} public frames against {len(rb.frames)}: {[f[:3] for f in ra.frames]} / {[f[:3] for f in rb.frames]}"
+    )
     for fa, fb in zip(ra.frames, rb.frames, strict=True):
         assert fa[:3] == fb[:3], f"{name}: frame (second, seq, at) {fa[:3]} against {fb[:3]}"
         assert fa == fb, f"{name}: frame of second {fa[0]} differs:\n{fa[3]}\n---\n{fb[3]}"
@@ -306,47 +314,191 @@ MISS_SPLIT = {"2": 5, "3": 6, "4": None}
 
 PAIRS: list[tuple[str, Public, Variant, Variant]] = [
     # A departed Sheriff: the player voted out on Day 1 was the Sheriff, or a civilian.
-    ("departed sheriff, kill", Public(), Variant(roles(7, 2, [3, 4]), shots=KILL5, don_check=1, best_move=[2, 3, 4]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[2, 3, 4])),
-    ("departed sheriff, miss", Public(), Variant(roles(7, 2, [3, 4]), shots=MISS_SPLIT, don_check=6), Variant(roles(6, 2, [3, 4]), shots=MISS_SPLIT, don_check=6, sheriff_check=3)),
-    ("departed sheriff, nobody named", Public(), Variant(roles(7, 2, [3, 4]), shots=None), Variant(roles(9, 2, [3, 4]), shots=None, don_check=9, sheriff_check=4)),
+    (
+        "departed sheriff, kill",
+        Public(),
+        Variant(roles(7, 2, [3, 4]), shots=KILL5, don_check=1, best_move=[2, 3, 4]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[2, 3, 4]),
+    ),
+    (
+        "departed sheriff, miss",
+        Public(),
+        Variant(roles(7, 2, [3, 4]), shots=MISS_SPLIT, don_check=6),
+        Variant(roles(6, 2, [3, 4]), shots=MISS_SPLIT, don_check=6, sheriff_check=3),
+    ),
+    (
+        "departed sheriff, nobody named",
+        Public(),
+        Variant(roles(7, 2, [3, 4]), shots=None),
+        Variant(roles(9, 2, [3, 4]), shots=None, don_check=9, sheriff_check=4),
+    ),
     # A departed Don.
-    ("departed don, kill", Public(), Variant(roles(1, 7, [3, 4]), shots={"3": 5, "4": 5}, sheriff_check=3, best_move=[3, 4, 6]), Variant(roles(1, 2, [3, 4]), shots={"2": 5, "3": 5, "4": 5}, don_check=1, sheriff_check=3, best_move=[3, 4, 6])),
-    ("departed don, miss", Public(), Variant(roles(1, 7, [3, 4]), shots={"3": 5, "4": 6}, sheriff_check=2), Variant(roles(1, 2, [3, 4]), shots={"2": 5, "3": 6, "4": 5}, don_check=9, sheriff_check=2)),
-    ("departed mafia or civilian", Public(), Variant(roles(1, 2, [3, 7]), shots={"2": 5, "3": 5}, don_check=1, sheriff_check=4, best_move=[9]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=4, best_move=[9])),
-    ("both captains departed or none", Public(voted_out=7, disqualify=9), Variant(roles(7, 9, [3, 4]), shots={"3": 5, "4": 5}), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=3)),
+    (
+        "departed don, kill",
+        Public(),
+        Variant(roles(1, 7, [3, 4]), shots={"3": 5, "4": 5}, sheriff_check=3, best_move=[3, 4, 6]),
+        Variant(roles(1, 2, [3, 4]), shots={"2": 5, "3": 5, "4": 5}, don_check=1, sheriff_check=3, best_move=[3, 4, 6]),
+    ),
+    (
+        "departed don, miss",
+        Public(),
+        Variant(roles(1, 7, [3, 4]), shots={"3": 5, "4": 6}, sheriff_check=2),
+        Variant(roles(1, 2, [3, 4]), shots={"2": 5, "3": 6, "4": 5}, don_check=9, sheriff_check=2),
+    ),
+    (
+        "departed mafia or civilian",
+        Public(),
+        Variant(roles(1, 2, [3, 7]), shots={"2": 5, "3": 5}, don_check=1, sheriff_check=4, best_move=[9]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=4, best_move=[9]),
+    ),
+    (
+        "both captains departed or none",
+        Public(voted_out=7, disqualify=9),
+        Variant(roles(7, 9, [3, 4]), shots={"3": 5, "4": 5}),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=3),
+    ),
     # A disqualified Don or Sheriff (the vote of Day 1 is then cancelled, F7).
-    ("disqualified don, kill", Public(disqualify=9), Variant(roles(1, 9, [3, 4]), shots={"3": 5, "4": 5}, sheriff_check=4, best_move=[2, 3]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=4, best_move=[2, 3])),
-    ("disqualified don, miss", Public(disqualify=9), Variant(roles(1, 9, [3, 4]), shots={"3": 5, "4": 6}), Variant(roles(1, 2, [3, 4]), shots={"2": None, "3": 5, "4": 5}, don_check=6)),
-    ("disqualified sheriff", Public(disqualify=9), Variant(roles(9, 2, [3, 4]), shots=KILL5, don_check=1, best_move=[1]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[1])),
+    (
+        "disqualified don, kill",
+        Public(disqualify=9),
+        Variant(roles(1, 9, [3, 4]), shots={"3": 5, "4": 5}, sheriff_check=4, best_move=[2, 3]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=4, best_move=[2, 3]),
+    ),
+    (
+        "disqualified don, miss",
+        Public(disqualify=9),
+        Variant(roles(1, 9, [3, 4]), shots={"3": 5, "4": 6}),
+        Variant(roles(1, 2, [3, 4]), shots={"2": None, "3": 5, "4": 5}, don_check=6),
+    ),
+    (
+        "disqualified sheriff",
+        Public(disqualify=9),
+        Variant(roles(9, 2, [3, 4]), shots=KILL5, don_check=1, best_move=[1]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[1]),
+    ),
     # The Sheriff (or the Don) shot in Night 1 keeps his check until the morning.
-    ("sheriff shot in night 1", Public(), Variant(roles(5, 2, [3, 4]), shots=KILL5, don_check=5, sheriff_check=2, best_move=[2, 3, 4]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=5, sheriff_check=2, best_move=[2, 3, 4])),
-    ("don shot by his own team", Public(), Variant(roles(1, 5, [3, 4]), shots={"5": 5, "3": 5, "4": 5}, don_check=1, sheriff_check=5, best_move=[3, 4]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=5, best_move=[3, 4])),
+    (
+        "sheriff shot in night 1",
+        Public(),
+        Variant(roles(5, 2, [3, 4]), shots=KILL5, don_check=5, sheriff_check=2, best_move=[2, 3, 4]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=5, sheriff_check=2, best_move=[2, 3, 4]),
+    ),
+    (
+        "don shot by his own team",
+        Public(),
+        Variant(roles(1, 5, [3, 4]), shots={"5": 5, "3": 5, "4": 5}, don_check=1, sheriff_check=5, best_move=[3, 4]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=5, best_move=[3, 4]),
+    ),
     # What the checks found, and whom they named.
-    ("check targets", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=3, sheriff_check=4, best_move=[6, 8, 10]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=10, sheriff_check=6, best_move=[6, 8, 10])),
-    ("check results", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=4), Variant(roles(4, 2, [3, 1]), shots={"2": 5, "3": 5, "1": 5}, don_check=1, sheriff_check=4)),
-    ("a check or none", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2)),
+    (
+        "check targets",
+        Public(),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=3, sheriff_check=4, best_move=[6, 8, 10]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=10, sheriff_check=6, best_move=[6, 8, 10]),
+    ),
+    (
+        "check results",
+        Public(),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=4),
+        Variant(roles(4, 2, [3, 1]), shots={"2": 5, "3": 5, "1": 5}, don_check=1, sheriff_check=4),
+    ),
+    (
+        "a check or none",
+        Public(),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2),
+    ),
     # How many of the best move's seats are black: never before the end.
-    ("best move blacks", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, best_move=[2, 3, 4]), Variant(roles(9, 6, [8, 10]), shots={"6": 5, "8": 5, "10": 5}, best_move=[2, 3, 4])),
-    ("every role elsewhere", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=9, best_move=[2]), Variant(roles(10, 9, [8, 6]), shots={"9": 5, "8": 5, "6": 5}, don_check=6, sheriff_check=9, best_move=[2])),
+    (
+        "best move blacks",
+        Public(),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, best_move=[2, 3, 4]),
+        Variant(roles(9, 6, [8, 10]), shots={"6": 5, "8": 5, "10": 5}, best_move=[2, 3, 4]),
+    ),
+    (
+        "every role elsewhere",
+        Public(),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=9, best_move=[2]),
+        Variant(roles(10, 9, [8, 6]), shots={"9": 5, "8": 5, "6": 5}, don_check=6, sheriff_check=9, best_move=[2]),
+    ),
     # An undo at night publishes nothing a night action would not.
-    ("undo of a night check", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=4, extras=[("undo_after", "sheriff_check")], redo={"sheriff_check": {"do": "sheriff_check", "target": 6}}), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=6)),
-    ("undo of the shot", Public(), Variant(roles(1, 2, [3, 4]), shots={"2": 6, "3": 6, "4": 6}, extras=[("undo_after", "mafia_shot")], redo={"mafia_shot": {"do": "shots", "by": KILL5}}), Variant(roles(1, 2, [3, 4]), shots=KILL5)),
-    ("departed sheriff, undo of the don check", Public(), Variant(roles(7, 2, [3, 4]), shots=KILL5, don_check=3, extras=[("undo_after", "don_check")], redo={"don_check": {"do": "don_check", "target": 1}}), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=3)),
+    (
+        "undo of a night check",
+        Public(),
+        Variant(
+            roles(1, 2, [3, 4]),
+            shots=KILL5,
+            don_check=6,
+            sheriff_check=4,
+            extras=[("undo_after", "sheriff_check")],
+            redo={"sheriff_check": {"do": "sheriff_check", "target": 6}},
+        ),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=6, sheriff_check=6),
+    ),
+    (
+        "undo of the shot",
+        Public(),
+        Variant(
+            roles(1, 2, [3, 4]),
+            shots={"2": 6, "3": 6, "4": 6},
+            extras=[("undo_after", "mafia_shot")],
+            redo={"mafia_shot": {"do": "shots", "by": KILL5}},
+        ),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5),
+    ),
+    (
+        "departed sheriff, undo of the don check",
+        Public(),
+        Variant(
+            roles(7, 2, [3, 4]),
+            shots=KILL5,
+            don_check=3,
+            extras=[("undo_after", "don_check")],
+            redo={"don_check": {"do": "don_check", "target": 1}},
+        ),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=3),
+    ),
     # The host's hidden night clock and the winks told to him in private.
-    ("host pauses the night clock", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, extras=[("clock", "mafia_shot"), ("clock", "don_check")]), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1)),
-    ("winks", Public(), Variant(roles(1, 2, [3, 4]), shots=KILL5, day_winks=[(2, 5)], extras=[("wink", "don_check", 1, 6)]), Variant(roles(1, 2, [3, 4]), shots=KILL5)),
+    (
+        "host pauses the night clock",
+        Public(),
+        Variant(
+            roles(1, 2, [3, 4]), shots=KILL5, don_check=1, extras=[("clock", "mafia_shot"), ("clock", "don_check")]
+        ),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1),
+    ),
+    (
+        "winks",
+        Public(),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, day_winks=[(2, 5)], extras=[("wink", "don_check", 1, 6)]),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5),
+    ),
     # A technical pause asked for aloud when the Night begins stays public; the
     # host's night actions during it do not end it on the board.
-    ("tech pause at night, departed sheriff", Public(night_tech_pause=6), Variant(roles(7, 2, [3, 4]), shots=KILL5, don_check=1), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2)),
-    ("no vote on day 1, departed nobody", Public(voted_out=None), Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[2]), Variant(roles(5, 3, [2, 4]), shots={"3": 5, "2": 5, "4": 5}, don_check=1, sheriff_check=2, best_move=[2])),
+    (
+        "tech pause at night, departed sheriff",
+        Public(night_tech_pause=6),
+        Variant(roles(7, 2, [3, 4]), shots=KILL5, don_check=1),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2),
+    ),
+    (
+        "no vote on day 1, departed nobody",
+        Public(voted_out=None),
+        Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[2]),
+        Variant(roles(5, 3, [2, 4]), shots={"3": 5, "2": 5, "4": 5}, don_check=1, sheriff_check=2, best_move=[2]),
+    ),
 ]
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("name", "public", "a", "b"), PAIRS, ids=[p[0] for p in PAIRS])
-def test_pairs_that_differ_only_in_secrets_give_the_same_public_frames(name, public, a, b, host, client, captured, django_capture_on_commit_callbacks):
+def test_pairs_that_differ_only_in_secrets_give_the_same_public_frames(
+    name, public, a, b, host, client, captured, django_capture_on_commit_callbacks
+):
     board.body_cache.clear()
-    ra, rb = play_pair(public, a, b, host=host, client=client, captured=captured, on_commit=django_capture_on_commit_callbacks)
+    ra, rb = play_pair(
+        public, a, b, host=host, client=client, captured=captured, on_commit=django_capture_on_commit_callbacks
+    )
     assert len(ra.frames) >= 10  # the spy is not blind: the public actions were broadcast
     assert_same(ra, rb, name)
 
@@ -354,16 +506,27 @@ def test_pairs_that_differ_only_in_secrets_give_the_same_public_frames(name, pub
 def test_there_are_at_least_twenty_pairs_covering_the_findings():
     names = " / ".join(p[0] for p in PAIRS)
     assert len(PAIRS) >= 20
-    for needed in ("departed sheriff, kill", "departed sheriff, miss", "departed don", "disqualified don", "sheriff shot", "undo of a night check"):
+    for needed in (
+        "departed sheriff, kill",
+        "departed sheriff, miss",
+        "departed don",
+        "disqualified don",
+        "sheriff shot",
+        "undo of a night check",
+    ):
         assert needed in names
 
 
 @pytest.mark.django_db
-def test_a_night_gives_one_frame_when_it_begins_and_one_at_the_morning(host, client, captured, django_capture_on_commit_callbacks):
+def test_a_night_gives_one_frame_when_it_begins_and_one_at_the_morning(
+    host, client, captured, django_capture_on_commit_callbacks
+):
     """The host's night actions publish nothing: between the Night's first
     frame and the morning's there is none, and the revision moves by one."""
     v = Variant(roles(1, 2, [3, 4]), shots=KILL5, don_check=1, sheriff_check=2, best_move=[2, 3])
-    ra, _rb = play_pair(Public(), v, v, host=host, client=client, captured=captured, on_commit=django_capture_on_commit_callbacks)
+    ra, _rb = play_pair(
+        Public(), v, v, host=host, client=client, captured=captured, on_commit=django_capture_on_commit_callbacks
+    )
     night = [f for f in ra.frames if "board-head is-night" in f[3]]
     assert len(night) == 1, [f[:3] for f in night]
     morning = ra.frames[ra.frames.index(night[0]) + 1]

@@ -110,7 +110,11 @@ def test_the_board_holds_the_night_until_the_mornings_clock_runs(host):
     services.game_clock_control(game=game, command="start", by=host)
     facts = game.public_facts
     assert game.public_rev == rev + 1
-    assert not facts["night"] and (facts["day"], facts["step"], facts["speaker"]) == (2, "speech", 2)  # D2: Day 2 opens with seat 2
+    assert not facts["night"] and (facts["day"], facts["step"], facts["speaker"]) == (
+        2,
+        "speech",
+        2,
+    )  # D2: Day 2 opens with seat 2
     assert facts["clock"]["started_at"] is not None and facts["clock"]["duration_ms"] == 60_000
 
 

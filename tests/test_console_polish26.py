@@ -84,7 +84,16 @@ def test_a_tournament_game_refuses_a_second_seating(host):
     c = Client()
     c.force_login(host)
     before = list(game.active_actions().values_list("seq", flat=True))
-    r = c.post(f"/games/{game.pk}/act/", {"do": "seat", "players": "\n".join(f"X{i}" for i in range(1, 11)), "seating": "random", "expected_seq": game.seq}, HTTP_HX_REQUEST="true")
+    r = c.post(
+        f"/games/{game.pk}/act/",
+        {
+            "do": "seat",
+            "players": "\n".join(f"X{i}" for i in range(1, 11)),
+            "seating": "random",
+            "expected_seq": game.seq,
+        },
+        HTTP_HX_REQUEST="true",
+    )
     assert r.status_code == 422 and "S1" in r.content.decode()
     assert list(game.active_actions().values_list("seq", flat=True)) == before
     page = c.get(f"/games/{game.pk}/").content.decode()
@@ -109,7 +118,9 @@ def test_favicon_players_link_and_an_unambiguous_warning_count(host):
 def test_create_with_unknown_nicknames_says_so_at_the_top(host):
     c = Client()
     c.force_login(host)
-    r = c.post("/games/new/", {"title": "", "players": "\n".join(f"Новичок{i}" for i in range(1, 11)), "seating": "typed"})
+    r = c.post(
+        "/games/new/", {"title": "", "players": "\n".join(f"Новичок{i}" for i in range(1, 11)), "seating": "typed"}
+    )
     page = r.content.decode()
     if "player-choices" not in page:
         pytest.skip("no decision asked for unknown nicknames here")

@@ -30,7 +30,13 @@ def client_host(host):
 
 def running(host, *extra):
     game = services.game_create(host=host, players=PLAYERS)
-    for a in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "next"}, {"do": "next"}, *extra):
+    for a in (
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        {"do": "start"},
+        {"do": "next"},
+        {"do": "next"},
+        *extra,
+    ):
         game.refresh_from_db()
         services.game_record_action(game=game, action=a, expected_seq=game.seq, by=host)
     game.refresh_from_db()

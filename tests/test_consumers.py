@@ -103,7 +103,7 @@ async def test_board_sends_a_snapshot_on_connect_and_one_frame_per_action(ahost)
     seq = await act(game, {"do": "next"}, ahost)
     frame = await comm.receive_from(timeout=5)
     assert seq_of(frame)[0] == seq == 3
-    assert 'data-full' not in frame
+    assert "data-full" not in frame
     assert "Свободная посадка" in frame
     await no_more(comm)  # rendered and sent once
     await comm.disconnect()
@@ -173,7 +173,12 @@ async def test_the_hosts_night_actions_reach_no_spectator(ahost):
     comm, _, _ = await connect(f"/ws/games/{game.pk}/board/")
     first = await comm.receive_from(timeout=5)
     # No night clock: no remaining time, no deadline, not running.
-    assert "Ночь 1" in first and 'data-remaining-ms=""' in first and 'data-deadline=""' in first and 'data-running="0"' in first
+    assert (
+        "Ночь 1" in first
+        and 'data-remaining-ms=""' in first
+        and 'data-deadline=""' in first
+        and 'data-running="0"' in first
+    )
     for action in ({"do": "shots", "by": {"2": 5, "3": 5, "4": 5}}, {"do": "don_check", "target": 1}):
         await act(game, action, ahost)
     await undo(game, ahost)

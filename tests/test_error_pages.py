@@ -99,7 +99,10 @@ def test_sqlite_full_is_a_503_naming_it(anyone, host):
 @pytest.mark.parametrize(
     ("message", "kind"),
     [
-        ('connection failed: connection to server at "127.0.0.1", port 5999 failed: Connection refused', errors.UNREACHABLE),
+        (
+            'connection failed: connection to server at "127.0.0.1", port 5999 failed: Connection refused',
+            errors.UNREACHABLE,
+        ),
         ("FATAL:  sorry, too many clients already", errors.BUSY),
         ("database is locked", errors.BUSY),
         ("database or disk is full", errors.FULL),
@@ -142,16 +145,30 @@ def test_postgresql_down_is_a_503_per_request_without_tracebacks(tmp_path):
     from board_fanout import Daphne, free_port
 
     env = db_load.base_env("nowhere")
-    env.update({"DATABASE_URL": f"postgres://postgres@127.0.0.1:{free_port()}/nowhere", "DATABASE_POOL_TIMEOUT": "2", "LOG_LEVEL": "WARNING"})
+    env.update(
+        {
+            "DATABASE_URL": f"postgres://postgres@127.0.0.1:{free_port()}/nowhere",
+            "DATABASE_POOL_TIMEOUT": "2",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
     if not (db_load.STATIC_ROOT / "staticfiles.json").exists():
-        subprocess.run([str(db_load.PYTHON), "manage.py", "collectstatic", "--noinput", "--verbosity", "0"], cwd=ROOT, env=env, check=True, timeout=600)
+        subprocess.run(
+            [str(db_load.PYTHON), "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=600,
+        )
     log = tmp_path / "daphne.log"
     server = Daphne(env, log)
     server.start()
     try:
         answers = []
         for lang in ("ru", "en", "ru"):
-            req = urllib.request.Request(f"http://127.0.0.1:{server.port}/ratings/", headers={"Cookie": f"django_language={lang}"})
+            req = urllib.request.Request(
+                f"http://127.0.0.1:{server.port}/ratings/", headers={"Cookie": f"django_language={lang}"}
+            )
             try:
                 urllib.request.urlopen(req, timeout=30)
             except urllib.error.HTTPError as e:

@@ -82,7 +82,9 @@ def vote_block(ws, day):
         elif label == "Покинул":
             block["left"] = ws.cell(r, c + 1).value
         elif label in ("Голосование", "Переголосование", "Подъём"):
-            block["rows"].append((label, values if label != "Подъём" else [ws.cell(r, c + 1).value, ws.cell(r, c + 2).value]))
+            block["rows"].append(
+                (label, values if label != "Подъём" else [ws.cell(r, c + 1).value, ws.cell(r, c + 2).value])
+            )
         else:
             block.setdefault("notes", []).append(label)
         r += 1
@@ -125,7 +127,20 @@ def test_red_win_protocol_sheet(examples):
     # Nights in brief.
     r, _ = find(ws, "Ночь", col=1)
     assert row_values(ws, r, 1, 3) == ["Ночь", "Выстрел", "Проверка Дона"]
-    assert row_values(ws, r + 1, 1, 12) == [1, "убит 5 Echo", "1 Alpha — шериф", None, None, None, None, None, None, "2 Bravo — чёрный", None, None]
+    assert row_values(ws, r + 1, 1, 12) == [
+        1,
+        "убит 5 Echo",
+        "1 Alpha — шериф",
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        "2 Bravo — чёрный",
+        None,
+        None,
+    ]
     assert ws.cell(r + 2, 2).value == "убит 1 Alpha"
     assert ws.cell(r + 2, 3).value is None  # the Don had left on Day 2: no check (N4)
     assert ws.cell(r + 2, 10).value == "4 Delta — чёрный"
@@ -181,7 +196,11 @@ def test_tie_and_lift_protocol(examples):
     day1 = vote_block(ws, 1)
     assert day1["candidates"] == [2, 4]
     # Vote, the same tie on the revote (V8/V9), then the lift vote (V10) carried.
-    assert day1["rows"] == [("Голосование", [5, 5]), ("Переголосование", [5, 5]), ("Подъём", [6, "из 10 за подъём — покидают"])]
+    assert day1["rows"] == [
+        ("Голосование", [5, 5]),
+        ("Переголосование", [5, 5]),
+        ("Подъём", [6, "из 10 за подъём — покидают"]),
+    ]
     assert day1["left"] == "2 Bravo, 4 Delta"
     table = players_table(ws)
     assert table[2][7] == "Д1 подъём" and table[4][7] == "Д1 подъём"
@@ -202,13 +221,56 @@ def test_tie_and_lift_protocol(examples):
 def test_nights_sheet(examples):
     ws = workbook_of([examples["red_win"].pk])["Ночи"]
     # Each black's column names his seat; a black who had left reads «выбыл».
-    assert row_values(ws, 1, 1, 10) == ["Ночь", "Дон №2", "Мафия №3", "Мафия №4", "Итог", "Проверка Дона", "Ответ", "Проверка Шерифа", "Ответ", "Лучший ход"]
-    assert row_values(ws, 2, 1, 10) == ["Ночь 1", "2 → 5", "выбыл", "4 → 5", "убит 5 Echo", "1 Alpha", "шериф", "2 Bravo", "чёрный", "5: 2, 4, 6 — принят, чёрных: 2"]
-    assert row_values(ws, 3, 1, 10) == ["Ночь 2", "выбыл", "выбыл", "4 → 1", "убит 1 Alpha", None, None, "4 Delta", "чёрный", None]
+    assert row_values(ws, 1, 1, 10) == [
+        "Ночь",
+        "Дон №2",
+        "Мафия №3",
+        "Мафия №4",
+        "Итог",
+        "Проверка Дона",
+        "Ответ",
+        "Проверка Шерифа",
+        "Ответ",
+        "Лучший ход",
+    ]
+    assert row_values(ws, 2, 1, 10) == [
+        "Ночь 1",
+        "2 → 5",
+        "выбыл",
+        "4 → 5",
+        "убит 5 Echo",
+        "1 Alpha",
+        "шериф",
+        "2 Bravo",
+        "чёрный",
+        "5: 2, 4, 6 — принят, чёрных: 2",
+    ]
+    assert row_values(ws, 3, 1, 10) == [
+        "Ночь 2",
+        "выбыл",
+        "выбыл",
+        "4 → 1",
+        "убит 1 Alpha",
+        None,
+        None,
+        "4 Delta",
+        "чёрный",
+        None,
+    ]
     assert ws.max_row == 3
     assert ws.freeze_panes == "B2"
     tie = workbook_of([examples["tie_and_lift"].pk])["Ночи"]
-    assert row_values(tie, 2, 1, 9) == ["Ночь 1", "8 → 1", "9 → 1", "10 → 1", "убит 1 Alpha", "5 Echo", "шериф", "8 Hotel", "чёрный"]
+    assert row_values(tie, 2, 1, 9) == [
+        "Ночь 1",
+        "8 → 1",
+        "9 → 1",
+        "10 → 1",
+        "убит 1 Alpha",
+        "5 Echo",
+        "шериф",
+        "8 Hotel",
+        "чёрный",
+    ]
 
 
 @pytest.fixture

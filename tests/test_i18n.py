@@ -29,7 +29,9 @@ from games.rules.errors import MESSAGES
 LOCALE = Path(settings.BASE_DIR) / "locale"
 CYRILLIC = re.compile("[А-Яа-яЁё]")
 PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w*\}")
-RU_PLURAL_FORMS = "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);"
+RU_PLURAL_FORMS = (
+    "nplurals=3; plural=(n%10==1 && n%100!=11 ? 0 : n%10>=2 && n%10<=4 && (n%100<10 || n%100>=20) ? 1 : 2);"
+)
 PLAYERS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]
 HX = {"HTTP_HX_REQUEST": "true"}
 
@@ -62,7 +64,12 @@ def client_host(host):
 def running_game(host):
     """Day 1, seat 1 speaks (roles given, the Mafia's meeting and free seating over)."""
     game = services.game_create(host=host, title="i18n", players=PLAYERS)
-    for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "next"}, {"do": "next"}):
+    for action in (
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        {"do": "start"},
+        {"do": "next"},
+        {"do": "next"},
+    ):
         game.refresh_from_db()
         services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
     game.refresh_from_db()
@@ -310,7 +317,10 @@ def test_placeholders_are_kept(lang):
     for e in catalogue(lang):
         if not e["id"]:
             continue
-        allowed = {tuple(sorted(PLACEHOLDER.findall(e["id"]))), tuple(sorted(PLACEHOLDER.findall(e["plural"] or e["id"])))}
+        allowed = {
+            tuple(sorted(PLACEHOLDER.findall(e["id"]))),
+            tuple(sorted(PLACEHOLDER.findall(e["plural"] or e["id"]))),
+        }
         for text in e["strs"].values():
             if text:
                 assert tuple(sorted(PLACEHOLDER.findall(text))) in allowed, (e["id"], text)

@@ -82,12 +82,19 @@ def test_import_without_a_host_is_a_clear_error(examples_dir, django_user_model)
 def test_import_refused_log_stores_nothing(host, tmp_path):
     bad = tmp_path / "bad.json"
     players = [f"P{i}" for i in range(1, 11)]
-    bad.write_text(json.dumps({"format": "mafia-protocol-log/1", "actions": [
-        {"do": "seat", "players": players},
-        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
-        {"do": "start"},
-        {"do": "votes", "for": {}},  # no vote during «договорка»
-    ]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "format": "mafia-protocol-log/1",
+                "actions": [
+                    {"do": "seat", "players": players},
+                    {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+                    {"do": "start"},
+                    {"do": "votes", "for": {}},  # no vote during «договорка»
+                ],
+            }
+        )
+    )
     with pytest.raises(CommandError, match=r"refused \(rule "):
         run("import_log", str(bad), "--host", "host")
     assert not Game.objects.exists()

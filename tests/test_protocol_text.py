@@ -40,7 +40,10 @@ def test_red_win_reads_as_a_protocol(examples_dir):
     assert lines[2] == "Ночь 0: «В городе ночь» — договорка"
     assert "День 1: №1 выставил №3" in lines
     # V4: seat 4 did not vote, his vote goes to the last candidate (marked *).
-    assert "День 1: голосование: №3 — 7 (1, 5, 6, 7, 8, 9, 10); №4 — 3 (2, 3, 4*) (* не голосовал — голос последнему, V4) → покидает №3" in lines
+    assert (
+        "День 1: голосование: №3 — 7 (1, 5, 6, 7, 8, 9, 10); №4 — 3 (2, 3, 4*) (* не голосовал — голос последнему, V4) → покидает №3"
+        in lines
+    )
     assert "Ночь 1: выстрел в №5 (№2 → 5, №4 → 5)" in lines
     assert "Ночь 1: Дон проверил №1 — Шериф" in lines
     assert "Ночь 1: Шериф проверил №2 — чёрный" in lines
@@ -82,7 +85,10 @@ def test_penalty_lines_name_the_count_and_the_removal():
     lines = texts(actions)
     assert lines[3] == "Ночь 0: №7 — фол (1-й): Флуд, спам"
     assert lines[-1].startswith("Ночь 0: №7 — фол (4-й) → №7 покидает игру (удалён: 4 фола)")
-    lines = texts(SETUP + [{"do": "warning", "seat": 5}, {"do": "grey_card", "seat": 5}, {"do": "ppk", "team": "black", "seat": 2}])
+    lines = texts(
+        SETUP
+        + [{"do": "warning", "seat": 5}, {"do": "grey_card", "seat": 5}, {"do": "ppk", "team": "black", "seat": 2}]
+    )
     assert lines[3] == "Ночь 0: №5 — предупреждение (1-е)"
     assert lines[4] == "Ночь 0: №5 — серая карточка"
     assert lines[5] == "Ночь 0: ППК команде чёрных (№2)"

@@ -171,7 +171,9 @@ def test_english_ui_of_a_game_with_catalogue_reasons_has_no_cyrillic_outside_nic
     for ws in wb.worksheets:
         for row in ws.iter_rows(values_only=True):
             for v in row:
-                if isinstance(v, str) and not v.startswith('{"do"'):  # the raw stored action (the log itself) is data, not UI
+                if isinstance(v, str) and not v.startswith(
+                    '{"do"'
+                ):  # the raw stored action (the log itself) is data, not UI
                     for nick in sorted(NICKS, key=len, reverse=True):
                         v = v.replace(nick, "")
                     # Issue 16: the English workbook names the team loss in
@@ -180,7 +182,12 @@ def test_english_ui_of_a_game_with_catalogue_reasons_has_no_cyrillic_outside_nic
                     if CYRILLIC.search(v):
                         texts.append((ws.title, v[:120]))
     assert texts == []
-    assert any(reason("arguing_with_host")["text_en"] in str(c) for ws in wb.worksheets for row in ws.iter_rows(values_only=True) for c in row)
+    assert any(
+        reason("arguing_with_host")["text_en"] in str(c)
+        for ws in wb.worksheets
+        for row in ws.iter_rows(values_only=True)
+        for c in row
+    )
 
 
 @pytest.mark.django_db
@@ -215,7 +222,11 @@ def test_english_catalogue_has_no_cyrillic():
         ("Stage 12", "Stage 12", "Этап 12"),
         ("Финал", "Финал", "Финал"),
         ("Кубок · Этап 1 · тур 2, стол 3", "Кубок · Stage 1 · round 2, table 3", "Кубок · Этап 1 · тур 2, стол 3"),
-        ("Cup · Final · round 1, table 1 · replay", "Cup · Final · round 1, table 1 · replay", "Cup · Final · тур 1, стол 1 · переигровка"),
+        (
+            "Cup · Final · round 1, table 1 · replay",
+            "Cup · Final · round 1, table 1 · replay",
+            "Cup · Final · тур 1, стол 1 · переигровка",
+        ),
         ("Стол 1", "Стол 1", "Стол 1"),
     ],
 )
@@ -255,7 +266,11 @@ def test_tournament_defaults_in_english_and_words_on_the_settings_and_scoring_pa
     ru.force_login(host)
     settings_page = ru.get(reverse("tournaments:settings", args=[t.pk])).content.decode()
     for code_name in ("dogovorka", "lift_majority", "more_than_half", "half_or_more", "games.rules.Regulations"):
-        assert f">{code_name}<" not in settings_page and f"{code_name} <" not in settings_page and "(games.rules" not in settings_page, code_name
+        assert (
+            f">{code_name}<" not in settings_page
+            and f"{code_name} <" not in settings_page
+            and "(games.rules" not in settings_page
+        ), code_name
     assert "Договорка, с (N0.3)" in settings_page and "больше половины" in settings_page
     scoring_ru = ru.get(reverse("tournaments:scoring", args=[t.pk])).content.decode()
     history = scoring_ru[scoring_ru.index("История версий") :]

@@ -18,7 +18,13 @@ from games.reading import game_state
 
 PLAYERS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]
 HX = {"HTTP_HX_REQUEST": "true"}
-SETUP = [{"do": "seat", "players": PLAYERS}, {"do": "roles", "sheriff": 5, "don": 8, "mafia": [9, 10]}, {"do": "start"}, {"do": "next"}, {"do": "next"}]
+SETUP = [
+    {"do": "seat", "players": PLAYERS},
+    {"do": "roles", "sheriff": 5, "don": 8, "mafia": [9, 10]},
+    {"do": "start"},
+    {"do": "next"},
+    {"do": "next"},
+]
 
 
 @pytest.fixture
@@ -71,13 +77,21 @@ def test_f18_old_log_with_a_refused_fourth_foul_stays_readable(host, client_host
 def test_f18_console_refuses_a_fourth_foul_for_vote_retraction_naming_the_grey_card(host, client_host):
     game = imported(host, [*SETUP, *[{"do": "foul", "seat": 4}] * 3])
     game.refresh_from_db()
-    r = client_host.post(reverse("games:act", args=[game.pk]), {"expected_seq": game.seq, "do": "foul", "seat": 4, "reason": "vote_retraction"}, **HX)
+    r = client_host.post(
+        reverse("games:act", args=[game.pk]),
+        {"expected_seq": game.seq, "do": "foul", "seat": 4, "reason": "vote_retraction"},
+        **HX,
+    )
     html = r.content.decode()
     assert "F18" in html and "серую карточку" in html
     game.refresh_from_db()
     assert 4 in game_state(game).at_table
     game.refresh_from_db()
-    r = client_host.post(reverse("games:act", args=[game.pk]), {"expected_seq": game.seq, "do": "grey_card", "seat": 4, "reason": "double_or_removed_vote_three_fouls"}, **HX)
+    r = client_host.post(
+        reverse("games:act", args=[game.pk]),
+        {"expected_seq": game.seq, "do": "grey_card", "seat": 4, "reason": "double_or_removed_vote_three_fouls"},
+        **HX,
+    )
     assert r.status_code == 200
     game.refresh_from_db()
     state = game_state(game)
@@ -97,7 +111,11 @@ def test_penalty_dialog_offers_grey_card_for_f18_reasons_and_warning_grey_card_a
     three = _tile(html, 4)
     assert 'data-penalties="foul warning grey_card disqualify remove ppk"' in three
     withheld = re.search(r'data-penalty-withheld="([^"]*)"', three).group(1).split()
-    assert "foul:vote_retraction" in withheld and "foul:gestures_during_vote" in withheld and "foul:delaying_speech_three_fouls" in withheld
+    assert (
+        "foul:vote_retraction" in withheld
+        and "foul:gestures_during_vote" in withheld
+        and "foul:delaying_speech_three_fouls" in withheld
+    )
     assert not any(w.startswith("grey_card:") for w in withheld)
     assert "foul:" not in re.search(r'data-penalty-withheld="([^"]*)"', _tile(html, 3)).group(1)
     departed = _tile(html, 6)
@@ -107,7 +125,9 @@ def test_penalty_dialog_offers_grey_card_for_f18_reasons_and_warning_grey_card_a
 
 @pytest.mark.django_db
 def test_f19_second_warning_after_leaving_recorded_in_protocol_and_discipline_sheet(host):
-    game = imported(host, [*SETUP, {"do": "disqualify", "seat": 6}, {"do": "warning", "seat": 6}, {"do": "warning", "seat": 6}])
+    game = imported(
+        host, [*SETUP, {"do": "disqualify", "seat": 6}, {"do": "warning", "seat": 6}, {"do": "warning", "seat": 6}]
+    )
     state = game_state(game)
     assert state.at_table == [1, 2, 3, 4, 5, 7, 8, 9, 10] and state.warnings == {6: 2} and state.cancelled == {1}
     wb = load_workbook(io.BytesIO(exports.workbook_bytes(exports.build_games_workbook([game], "ru", details=True))))
@@ -118,7 +138,17 @@ def test_f19_second_warning_after_leaving_recorded_in_protocol_and_discipline_sh
 
 @pytest.mark.django_db
 def test_n7_best_move_with_no_seat_is_not_accepted_in_the_xlsx(host):
-    game = imported(host, [*SETUP, *[{"do": "next"}] * 10, {"do": "shots", "by": {"8": 1, "9": 1, "10": 1}}, {"do": "next"}, {"do": "next"}, {"do": "best_move", "seats": []}])
+    game = imported(
+        host,
+        [
+            *SETUP,
+            *[{"do": "next"}] * 10,
+            {"do": "shots", "by": {"8": 1, "9": 1, "10": 1}},
+            {"do": "next"},
+            {"do": "next"},
+            {"do": "best_move", "seats": []},
+        ],
+    )
     assert game_state(game).best_move is None
     wb = load_workbook(io.BytesIO(exports.workbook_bytes(exports.build_games_workbook([game], "ru", details=True))))
     cells = [str(c.value) for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value]

@@ -52,9 +52,16 @@ def test_refused_action_422_is_one_line(host, caplog):
     client = Client()
     client.force_login(host)
     with caplog.at_level(logging.WARNING):
-        client.post(f"/games/{game.pk}/act/", {"expected_seq": game.seq, "action": '{"do": "next", "junk": 1}'}, HTTP_HX_REQUEST="true")
+        client.post(
+            f"/games/{game.pk}/act/",
+            {"expected_seq": game.seq, "action": '{"do": "next", "junk": 1}'},
+            HTTP_HX_REQUEST="true",
+        )
     [record] = _request_records(caplog)
-    assert record.exc_info is None and record.getMessage() == f"422 POST /games/{game.pk}/act/ user=host reason=Unprocessable Content"
+    assert (
+        record.exc_info is None
+        and record.getMessage() == f"422 POST /games/{game.pk}/act/ user=host reason=Unprocessable Content"
+    )
 
 
 def _boom(request):

@@ -40,11 +40,30 @@ def record(game, action, by):
 
 def projection_snapshot(game):
     return {
-        "nominations": sorted(Nomination.objects.filter(game=game).values_list("action__seq", "day", "by_seat", "target_seat", "result")),
-        "votes": sorted(Vote.objects.filter(game=game).values_list("action__seq", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto")),
-        "penalties": sorted(Penalty.objects.filter(game=game).values_list("action__seq", "kind", "seat", "reason", "day", "phase", "count", "removed")),
-        "nights": sorted(NightAction.objects.filter(game=game).values_list("action__seq", "night", "kind", "actor_seat", "target_seat", "result"), key=str),
-        "results": sorted(SeatResult.objects.filter(game=game).values_list("seat_no", "role", "won", "left_how", "fouls", "first_night_victim", "best_move_blacks")),
+        "nominations": sorted(
+            Nomination.objects.filter(game=game).values_list("action__seq", "day", "by_seat", "target_seat", "result")
+        ),
+        "votes": sorted(
+            Vote.objects.filter(game=game).values_list(
+                "action__seq", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto"
+            )
+        ),
+        "penalties": sorted(
+            Penalty.objects.filter(game=game).values_list(
+                "action__seq", "kind", "seat", "reason", "day", "phase", "count", "removed"
+            )
+        ),
+        "nights": sorted(
+            NightAction.objects.filter(game=game).values_list(
+                "action__seq", "night", "kind", "actor_seat", "target_seat", "result"
+            ),
+            key=str,
+        ),
+        "results": sorted(
+            SeatResult.objects.filter(game=game).values_list(
+                "seat_no", "role", "won", "left_how", "fouls", "first_night_victim", "best_move_blacks"
+            )
+        ),
     }
 
 
@@ -58,7 +77,9 @@ def test_create_with_players_records_the_seat_action_and_seats(host):
 
 @pytest.mark.django_db
 def test_stale_expected_seq_is_refused_and_changes_nothing(game, host):
-    services.game_record_action(game=game, action={"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, expected_seq=1, by=host)
+    services.game_record_action(
+        game=game, action={"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, expected_seq=1, by=host
+    )
     # The same click sent again from the page that showed revision 1.
     with pytest.raises(services.StaleRevision):
         services.game_record_action(game=game, action={"do": "start"}, expected_seq=1, by=host)

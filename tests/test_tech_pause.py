@@ -27,7 +27,12 @@ PAUSE_RE = re.compile(r'<section id="board-pause"[^>]*>.*?</section>', re.S)
 @pytest.fixture
 def game(host):
     game = services.game_create(host=host, title="Финал", players=PLAYERS)
-    for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "next"}, {"do": "next"}):
+    for action in (
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        {"do": "start"},
+        {"do": "next"},
+        {"do": "next"},
+    ):
         services.game_record_action(game=game, action=action, expected_seq=game.seq, by=host)
     game.refresh_from_db()
     return game  # Day 1, speech of seat 1
@@ -49,7 +54,9 @@ def board_pause(client, game) -> str:
 
 def take_pause(client_host, game, seat=6):
     game.refresh_from_db()
-    r = client_host.post(reverse("games:act", args=[game.pk]), {"do": "tech_pause", "seat": seat, "expected_seq": game.seq}, **HX)
+    r = client_host.post(
+        reverse("games:act", args=[game.pk]), {"do": "tech_pause", "seat": seat, "expected_seq": game.seq}, **HX
+    )
     assert r.status_code == 200
     game.refresh_from_db()
     return r.content.decode()
@@ -85,7 +92,9 @@ def test_the_board_counts_the_pause_down_and_drops_it_when_its_time_is_up(client
 
 
 @pytest.mark.django_db
-def test_the_host_ends_the_pause_early_and_the_board_drops_it_at_once(client, client_host, game, django_capture_on_commit_callbacks, monkeypatch):
+def test_the_host_ends_the_pause_early_and_the_board_drops_it_at_once(
+    client, client_host, game, django_capture_on_commit_callbacks, monkeypatch
+):
     take_pause(client_host, game, seat=6)
     log_before = game.action_payloads()
     seq_before = game.seq

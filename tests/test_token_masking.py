@@ -20,8 +20,14 @@ def test_both_forms_are_masked_and_the_overlays_own_words_are_not():
     token = new_overlay_token()
     assert token not in mask_tokens(f"GET /games/7/overlay/{token}/")
     assert mask_tokens(f"GET /games/7/overlay/{token}/") == "GET /games/7/overlay/***/"
-    assert mask_tokens(f"GET /games/7/overlay/state/?token={token}&lang=ru") == "GET /games/7/overlay/state/?token=***&lang=ru"
-    assert mask_tokens(f"WSCONNECTING /ws/games/7/overlay/?lang=en&token={token}") == "WSCONNECTING /ws/games/7/overlay/?lang=en&token=***"
+    assert (
+        mask_tokens(f"GET /games/7/overlay/state/?token={token}&lang=ru")
+        == "GET /games/7/overlay/state/?token=***&lang=ru"
+    )
+    assert (
+        mask_tokens(f"WSCONNECTING /ws/games/7/overlay/?lang=en&token={token}")
+        == "WSCONNECTING /ws/games/7/overlay/?lang=en&token=***"
+    )
     assert mask_tokens("GET /games/7/overlay/settings/") == "GET /games/7/overlay/settings/"
 
 
@@ -33,8 +39,22 @@ def test_daphnes_access_log_masks_them():
     token = new_overlay_token()
     out = io.StringIO()
     log = AccessLogGenerator(out)
-    log("http", "complete", {"client": "127.0.0.1:5000", "method": "GET", "path": f"/games/7/overlay/{token}/", "status": 200, "size": 10})
-    log("http", "complete", {"client": "127.0.0.1:5000", "method": "GET", "path": f"/games/7/overlay/state/?token={token}", "status": 403, "size": 10})
+    log(
+        "http",
+        "complete",
+        {"client": "127.0.0.1:5000", "method": "GET", "path": f"/games/7/overlay/{token}/", "status": 200, "size": 10},
+    )
+    log(
+        "http",
+        "complete",
+        {
+            "client": "127.0.0.1:5000",
+            "method": "GET",
+            "path": f"/games/7/overlay/state/?token={token}",
+            "status": 403,
+            "size": 10,
+        },
+    )
     log("websocket", "connecting", {"client": "127.0.0.1:5000", "path": f"/ws/games/7/overlay/?token={token}"})
     text = out.getvalue()
     assert token not in text and text.count("***") == 3 and len(text.splitlines()) == 3

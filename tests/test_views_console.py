@@ -109,7 +109,11 @@ def test_other_user_gets_403_everywhere_and_changes_nothing(game, other_user):
     c.force_login(other_user)
     assert c.get(reverse("games:console", args=[game.pk])).status_code == 403
     assert c.get(reverse("games:console_fragment", args=[game.pk]), **HX).status_code == 403
-    r = c.post(reverse("games:act", args=[game.pk]), {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4], "expected_seq": game.seq}, **HX)
+    r = c.post(
+        reverse("games:act", args=[game.pk]),
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4], "expected_seq": game.seq},
+        **HX,
+    )
     assert r.status_code == 403
     assert c.post(reverse("games:undo", args=[game.pk]), {"expected_seq": game.seq}, **HX).status_code == 403
     assert c.post(reverse("games:clock", args=[game.pk]), {"command": "pause"}, **HX).status_code == 403
@@ -147,7 +151,10 @@ def test_csrf_is_enforced_on_actions(host, game):
 @pytest.mark.django_db
 def test_create_keeps_the_typed_order(client_host, host):
     # players_confirmed: the host already answered the players' matching (players app)
-    r = client_host.post(reverse("games:create"), {"title": "Финал", "players": "\n".join(PLAYERS) + "\n\n", "seating": "typed", "players_confirmed": "1"})
+    r = client_host.post(
+        reverse("games:create"),
+        {"title": "Финал", "players": "\n".join(PLAYERS) + "\n\n", "seating": "typed", "players_confirmed": "1"},
+    )
     game = Game.objects.get(host=host)
     assert r.status_code == 302 and r["Location"] == reverse("games:console", args=[game.pk])
     assert game.action_payloads() == [{"do": "seat", "players": PLAYERS}]
@@ -156,7 +163,9 @@ def test_create_keeps_the_typed_order(client_host, host):
 
 @pytest.mark.django_db
 def test_create_draws_the_seating_and_records_the_seed(client_host, host):
-    client_host.post(reverse("games:create"), {"players": "\n".join(PLAYERS), "seating": "random", "players_confirmed": "1"})
+    client_host.post(
+        reverse("games:create"), {"players": "\n".join(PLAYERS), "seating": "random", "players_confirmed": "1"}
+    )
     game = Game.objects.get(host=host)
     seat = game.action_payloads()[0]
     assert seat["seed"] and seat["seed"] == game.seating_seed
@@ -194,7 +203,7 @@ def test_console_page_shows_the_setup(client_host, game):
     assert "Рассадка и роли" in html
     assert html.count('class="tile ') == 10
     assert 'data-picker="roles"' in html
-    assert "id=\"start-btn\"" not in html  # no roles yet: start is not offered
+    assert 'id="start-btn"' not in html  # no roles yet: start is not offered
 
 
 @pytest.mark.django_db
@@ -206,7 +215,7 @@ def test_action_returns_the_console_fragment_only(client_host, game):
     assert 'data-seq="2"' in html
     assert 'id="start-btn"' in html
     # Role badges are the host's to see.
-    assert 'role-badge role-sheriff' in html and 'role-badge role-don' in html
+    assert "role-badge role-sheriff" in html and "role-badge role-don" in html
 
 
 @pytest.mark.django_db
@@ -345,7 +354,15 @@ def test_whole_red_win_by_form_fields_replays_to_the_example(client_host, host, 
 # The hand-written examples and random logs that between them use every
 # action kind (penalties, winks, technical pauses, lift votes, misses,
 # best moves not accepted, annulment).
-COVERING = ["black_win", "tie_and_lift", "random/random_10002", "random/random_10004", "random/random_10011", "random/random_10008", "random/random_10005"]
+COVERING = [
+    "black_win",
+    "tie_and_lift",
+    "random/random_10002",
+    "random/random_10004",
+    "random/random_10011",
+    "random/random_10008",
+    "random/random_10005",
+]
 
 
 @pytest.mark.django_db

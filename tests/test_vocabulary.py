@@ -30,7 +30,14 @@ WORD_TABLES = {
 
 
 def _codes_the_engine_produces(games: int = 60) -> dict[str, set[str]]:
-    seen: dict[str, set[str]] = {"steps": set(), "how": set(), "penalties": set(), "roles": set(), "status": set(), "winner": set()}
+    seen: dict[str, set[str]] = {
+        "steps": set(),
+        "how": set(),
+        "penalties": set(),
+        "roles": set(),
+        "status": set(),
+        "winner": set(),
+    }
     for seed in range(games):
         state = new_state()
         for action in random_game(seed):
@@ -52,7 +59,9 @@ def produced() -> dict[str, set[str]]:
 
 
 def test_every_code_the_engine_produces_has_its_word(produced):
-    assert produced["steps"] >= {"speech", "voting", "mafia_shot", "last_word"}, "the random games are too short to mean anything"
+    assert produced["steps"] >= {"speech", "voting", "mafia_shot", "last_word"}, (
+        "the random games are too short to mean anything"
+    )
     assert produced["steps"] <= set(vocabulary.STEPS), produced["steps"] - set(vocabulary.STEPS)
     assert produced["how"] <= set(vocabulary.HOW_LEFT), produced["how"] - set(vocabulary.HOW_LEFT)
     assert set(vocabulary.HOW_LEFT) == set(vocabulary.HOW_LEFT_PUBLIC)
@@ -103,7 +112,19 @@ def test_unknown_codes_fall_back_to_the_code_or_the_default():
     assert vocabulary.STEPS.public("nonsense") == ""
 
 
-@pytest.mark.parametrize(("ms", "text"), [(0, "0:00"), (1, "0:01"), (999, "0:01"), (1000, "0:01"), (1001, "0:02"), (60000, "1:00"), (61500, "1:02"), (-5, "0:00")])
+@pytest.mark.parametrize(
+    ("ms", "text"),
+    [
+        (0, "0:00"),
+        (1, "0:01"),
+        (999, "0:01"),
+        (1000, "0:01"),
+        (1001, "0:02"),
+        (60000, "1:00"),
+        (61500, "1:02"),
+        (-5, "0:00"),
+    ],
+)
 def test_clock_text_rounds_up_to_the_second(ms, text):
     assert vocabulary.clock_text(ms) == text
 
@@ -111,7 +132,16 @@ def test_clock_text_rounds_up_to_the_second(ms, text):
 # --- the engine answers what its readers asked by re-deriving it (issue 23, item 4) ------------
 
 
-@pytest.mark.parametrize(("majority", "at_table", "needed"), [("more_than_half", 9, 5), ("more_than_half", 8, 5), ("half_or_more", 8, 4), ("half_or_more", 7, 4), ("more_than_half", 0, 0)])
+@pytest.mark.parametrize(
+    ("majority", "at_table", "needed"),
+    [
+        ("more_than_half", 9, 5),
+        ("more_than_half", 8, 5),
+        ("half_or_more", 8, 4),
+        ("half_or_more", 7, 4),
+        ("more_than_half", 0, 0),
+    ],
+)
 def test_the_lift_vote_threshold(majority, at_table, needed):
     reg = Regulations(lift_majority=majority)
     assert reg.lift_votes_needed(at_table) == needed
@@ -121,7 +151,11 @@ def test_the_lift_vote_threshold(majority, at_table, needed):
 
 def test_a_lone_candidate_on_day_1_has_no_vote():
     state = new_state()
-    for a in ({"do": "seat", "players": [f"P{i}" for i in range(1, 11)]}, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}):
+    for a in (
+        {"do": "seat", "players": [f"P{i}" for i in range(1, 11)]},
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        {"do": "start"},
+    ):
         apply_in_place(state, a)
     while state.step != "speech":
         apply_in_place(state, {"do": "next"})

@@ -26,7 +26,12 @@ from games.board import frames as board
 from games.board import view as board_view
 from games.console import protocol_text
 
-SCENARIO = Path(__file__).resolve().parent / "rules" / "scenarios" / "W1_shot_leaves_two_v_two_black_wins_at_shot_then_black_disqualified.json"
+SCENARIO = (
+    Path(__file__).resolve().parent
+    / "rules"
+    / "scenarios"
+    / "W1_shot_leaves_two_v_two_black_wins_at_shot_then_black_disqualified.json"
+)
 
 
 def scenario_actions() -> list[dict]:

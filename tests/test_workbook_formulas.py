@@ -68,15 +68,24 @@ def test_tournament_standings_workbook_has_no_formula_cells(host, client):
 @pytest.mark.django_db
 def test_game_workbook_has_no_formula_cells(host):
     players = [p.strip() for p in PAYLOADS] + ["Kilo", "Lima", "Mike"]
-    game = game_services.game_create(host=host, title="=HYPERLINK(\"http://x\",\"y\")", players=players)
+    game = game_services.game_create(host=host, title='=HYPERLINK("http://x","y")', players=players)
     from tests.tournaments.helpers import record, scripted_log
 
-    record(game, scripted_log(n1_victim=5, penalties=[{"do": "warning", "seat": 6, "reason": "@SUM(1+1)\nи ещё"}, {"do": "foul", "seat": 7, "reason": "-2+3"}]))
+    record(
+        game,
+        scripted_log(
+            n1_victim=5,
+            penalties=[
+                {"do": "warning", "seat": 6, "reason": "@SUM(1+1)\nи ещё"},
+                {"do": "foul", "seat": 7, "reason": "-2+3"},
+            ],
+        ),
+    )
     for lang in ("ru", "en"):
         raw = game_exports.workbook_bytes(game_exports.build_games_workbook([game.pk], lang, details=True))
         formulas, sheets, strings = _formula_cells(raw)
         assert len(sheets) >= 3 and formulas == [], formulas
-        for payload in [*players[:7], "=HYPERLINK(\"http://x\",\"y\")", "-2+3"]:
+        for payload in [*players[:7], '=HYPERLINK("http://x","y")', "-2+3"]:
             assert _in_some_cell(payload, strings), (lang, payload)
 
 

@@ -30,7 +30,10 @@ def _protocol(actions, *, players=None, start=dt.datetime(2026, 11, 28, 21, 5)):
     actions = _played(actions)
     if players is not None:
         actions = [{"do": "seat", "players": players} if a["do"] == "seat" else a for a in actions]
-    entries = [exports.LogEntry(seq=i, payload=a, created_at=start + dt.timedelta(seconds=30 * i), by="host") for i, a in enumerate(actions, start=1)]
+    entries = [
+        exports.LogEntry(seq=i, payload=a, created_at=start + dt.timedelta(seconds=30 * i), by="host")
+        for i, a in enumerate(actions, start=1)
+    ]
     proto = exports.prepare_protocol(header=exports.Header(game_id=1, host="host", date=start.date()), entries=entries)
     assert proto.error == ""
     return proto
@@ -71,7 +74,11 @@ def test_no_text_cell_is_narrower_than_its_text_in_any_sheet(examples_dir, lang)
     books = [
         [_protocol(DISCIPLINE)],
         [_protocol(_example(examples_dir, "tie_and_lift"), players=LONG)],
-        [_protocol(DISCIPLINE), _protocol(_example(examples_dir, "tie_and_lift")), _protocol(_example(examples_dir, "black_win"), players=LONG)],
+        [
+            _protocol(DISCIPLINE),
+            _protocol(_example(examples_dir, "tie_and_lift")),
+            _protocol(_example(examples_dir, "black_win"), players=LONG),
+        ],
     ]
     for protos in books:
         wb = _load(protos, lang)
@@ -125,13 +132,19 @@ def test_votes_sheet_and_journal_list_every_voter_of_every_round(examples_dir, n
         for cand, voters in ballots.items():
             text = ", ".join(f"{v}*" if v in auto else str(v) for v in voters) or "—"
             expected_rows.append((day, cand, len(voters), text))
-    got = [(r[0], r[2] if r[2] in ("за подъём", "против") else int(str(r[2]).split()[0]), r[3], r[4]) for r in sheet_rows]
+    got = [
+        (r[0], r[2] if r[2] in ("за подъём", "против") else int(str(r[2]).split()[0]), r[3], r[4]) for r in sheet_rows
+    ]
     expected = [(d, {"yes": "за подъём", "no": "против"}.get(c, c), n, t) for d, c, n, t in expected_rows]
     assert got == expected
     assert expected  # every example has a vote
     # The journal says the same, V4 voters marked.
     journal = wb["Журнал"]
-    vote_lines = [journal.cell(r, 4).value for r in range(2, journal.max_row + 1) if str(journal.cell(r, 4).value).startswith(("Голосование", "Переголосование", "Подъём"))]
+    vote_lines = [
+        journal.cell(r, 4).value
+        for r in range(2, journal.max_row + 1)
+        if str(journal.cell(r, 4).value).startswith(("Голосование", "Переголосование", "Подъём"))
+    ]
     assert len(vote_lines) == len(expected_rows and _expected_rounds(actions))
     for line, (_day, ballots, auto) in zip(vote_lines, _expected_rounds(actions), strict=True):
         for cand, voters in ballots.items():
@@ -144,12 +157,19 @@ def test_votes_sheet_and_journal_list_every_voter_of_every_round(examples_dir, n
 def test_red_win_day1_journal_names_the_v4_voter(examples_dir):
     """The issue's case: Day 1 reads «4: 2, 3» where the count is 3 — seat 4 did not vote (V4)."""
     journal = _load([_protocol(_example(examples_dir, "red_win"))])["Журнал"]
-    line = next(journal.cell(r, 4).value for r in range(2, journal.max_row + 1) if str(journal.cell(r, 4).value).startswith("Голосование"))
+    line = next(
+        journal.cell(r, 4).value
+        for r in range(2, journal.max_row + 1)
+        if str(journal.cell(r, 4).value).startswith("Голосование")
+    )
     assert "4 (3): 2, 3, 4*" in line and "(* V4)" in line
 
 
 DISCIPLINE = [
-    {"do": "seat", "players": ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]},
+    {
+        "do": "seat",
+        "players": ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"],
+    },
     {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
     {"do": "start"},
     {"do": "next"},
@@ -173,8 +193,14 @@ def test_protocol_shows_each_seats_whole_discipline():
     assert marks == {1: None, 2: None, 3: "ППК", 4: None, 5: "П1", 6: "СК", 7: "Т1", 8: None, 9: "П2", 10: None}
     table = players_table(ws)
     assert table[8][2] == exports.FOUL_MARK and table[9][6] == "У"  # removed by 2 warnings
-    legend = next(c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("✕ — фол"))
-    assert "П2 — предупреждений (F4)" in legend and "СК — серая карточка (F15)" in legend and "ППК — нарушитель ППК (W5)" in legend
+    legend = next(
+        c.value for row in ws.iter_rows() for c in row if isinstance(c.value, str) and c.value.startswith("✕ — фол")
+    )
+    assert (
+        "П2 — предупреждений (F4)" in legend
+        and "СК — серая карточка (F15)" in legend
+        and "ППК — нарушитель ППК (W5)" in legend
+    )
     assert find(ws, "Главный судья / организатор", col=1)
     en = _load([_protocol(DISCIPLINE)], "en")
     assert any(c.value == "Team loss (ППК) (black)" for row in en["Discipline"].iter_rows() for c in row)
@@ -184,7 +210,9 @@ def test_protocol_shows_each_seats_whole_discipline():
 def test_a_draw_outside_a_tournament_writes_the_result():
     from tests.conftest import PROJECT_ROOT
 
-    actions = json.loads((PROJECT_ROOT / "tests/rules/scenarios/W4_draw_after_night_3_day1_leaver_outside_window.json").read_text())["actions"]
+    actions = json.loads(
+        (PROJECT_ROOT / "tests/rules/scenarios/W4_draw_after_night_3_day1_leaver_outside_window.json").read_text()
+    )["actions"]
     ws = _load([_protocol(actions)])["Протокол"]
     assert [players_table(ws)[s][8] for s in range(1, 11)] == ["ничья"] * 10
 

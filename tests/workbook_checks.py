@@ -35,7 +35,12 @@ def assert_text_fits(ws) -> None:
             width = sum(ws.column_dimensions[get_column_letter(c)].width or 8.43 for c in cols)
             size = cell.font.sz or 10
             if not (cell.alignment and cell.alignment.wrap_text):
-                assert cells.text_units(cell.value) * size / 10 <= width + 0.5, (ws.title, cell.coordinate, cell.value, width)
+                assert cells.text_units(cell.value) * size / 10 <= width + 0.5, (
+                    ws.title,
+                    cell.coordinate,
+                    cell.value,
+                    width,
+                )
                 continue
             height = sum(ws.row_dimensions[r].height or 15 for r in rows)
             need = cells.lines_needed(cell.value, width * 10 / size) * size * 1.15
@@ -53,7 +58,16 @@ def xlsx_to_pdf_pages(xlsx: bytes, workdir: Path) -> int:
     src.write_bytes(xlsx)
     profile = tempfile.mkdtemp(prefix="lo-profile-", dir="/tmp")
     subprocess.run(
-        [soffice(), f"-env:UserInstallation=file://{profile}", "--headless", "--convert-to", "pdf", "--outdir", str(workdir), str(src)],
+        [
+            soffice(),
+            f"-env:UserInstallation=file://{profile}",
+            "--headless",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+            str(workdir),
+            str(src),
+        ],
         check=True,
         capture_output=True,
         timeout=240,

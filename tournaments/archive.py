@@ -163,46 +163,118 @@ _DISCORD_TRANSIENT = "the running bot's working state; a restored database start
 SPECS: tuple[ModelSpec, ...] = (
     ModelSpec(Player, ("id", "nickname", "key", "club", "discord_user_id", "user", "created_at"), users=("user",)),
     ModelSpec(Alias, ("id", "player", "nickname", "key", "created_at")),
-    ModelSpec(PlayerMerge, ("id", "kept", "merged_player_id", "merged_nickname", "seats_moved", "participants_moved", "by", "created_at"), users=("by",)),
+    ModelSpec(
+        PlayerMerge,
+        ("id", "kept", "merged_player_id", "merged_nickname", "seats_moved", "participants_moved", "by", "created_at"),
+        users=("by",),
+    ),
     ModelSpec(
         Game,
         (
-            "id", "host", "title", "created_at", "status", "winner", "ppk", "finished_at", "seq", "public_state",
-            "regulations", "seating_seed", "clock_key", "clock_duration_ms", "clock_started_at", "clock_elapsed_ms",
-            "timeout_since", "tech_pause_ended_at", "overlay_delay_seconds", "rated", "public_rev", "public_facts", "public_at",
+            "id",
+            "host",
+            "title",
+            "created_at",
+            "status",
+            "winner",
+            "ppk",
+            "finished_at",
+            "seq",
+            "public_state",
+            "regulations",
+            "seating_seed",
+            "clock_key",
+            "clock_duration_ms",
+            "clock_started_at",
+            "clock_elapsed_ms",
+            "timeout_since",
+            "tech_pause_ended_at",
+            "overlay_delay_seconds",
+            "rated",
+            "public_rev",
+            "public_facts",
+            "public_at",
         ),
         users=("host",),
         secrets=("overlay_token",),
         excluded={"updated_at": _AUTO_UPDATED},
     ),  # fmt: skip
     ModelSpec(GameSeat, ("id", "game", "seat_no", "nickname", "role", "player")),
-    ModelSpec(GameAction, ("id", "game", "seq", "payload", "created_at", "created_by", "undone_at", "undone_by"), users=("created_by", "undone_by")),
+    ModelSpec(
+        GameAction,
+        ("id", "game", "seq", "payload", "created_at", "created_by", "undone_at", "undone_by"),
+        users=("created_by", "undone_by"),
+    ),
     ModelSpec(Nomination, ("id", "game", "action", "day", "by_seat", "target_seat", "result")),
-    ModelSpec(Vote, ("id", "game", "action", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto")),
+    ModelSpec(
+        Vote, ("id", "game", "action", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto")
+    ),
     ModelSpec(Penalty, ("id", "game", "action", "kind", "seat", "team", "reason", "day", "phase", "count", "removed")),
     ModelSpec(NightAction, ("id", "game", "action", "night", "kind", "actor_seat", "target_seat", "result", "seats")),
     ModelSpec(
         SeatResult,
         (
-            "id", "game", "seat_no", "nickname", "role", "team", "won", "winner", "left_how", "left_day", "left_phase",
-            "fouls", "warnings", "grey_cards", "disqualified", "removed_by_fouls", "ppk", "first_night_victim",
-            "best_move_seats", "best_move_accepted", "best_move_blacks",
+            "id",
+            "game",
+            "seat_no",
+            "nickname",
+            "role",
+            "team",
+            "won",
+            "winner",
+            "left_how",
+            "left_day",
+            "left_phase",
+            "fouls",
+            "warnings",
+            "grey_cards",
+            "disqualified",
+            "removed_by_fouls",
+            "ppk",
+            "first_night_victim",
+            "best_move_seats",
+            "best_move_accepted",
+            "best_move_blacks",
         ),
     ),  # fmt: skip
     ModelSpec(
         Tournament,
-        ("id", "name", "starts_on", "ends_on", "regulations", "scoring", "scoring_preset", "scoring_revision", "created_at", "organizers", "standings_frozen_after", "standings_frozen_at"),
+        (
+            "id",
+            "name",
+            "starts_on",
+            "ends_on",
+            "regulations",
+            "scoring",
+            "scoring_preset",
+            "scoring_revision",
+            "created_at",
+            "organizers",
+            "standings_frozen_after",
+            "standings_frozen_at",
+        ),
         users=("organizers",),
-        excluded={"public_standings_digest": "what the public standings socket last sent; the next push compares against a fresh one"},
+        excluded={
+            "public_standings_digest": "what the public standings socket last sent; the next push compares against a fresh one"
+        },
         forward=("standings_frozen_after",),
     ),
-    ModelSpec(ScoringRevision, ("id", "tournament", "number", "policy", "preset", "note", "created_at", "created_by"), users=("created_by",)),
+    ModelSpec(
+        ScoringRevision,
+        ("id", "tournament", "number", "policy", "preset", "note", "created_at", "created_by"),
+        users=("created_by",),
+    ),
     ModelSpec(Participant, ("id", "tournament", "nickname", "user", "active", "player"), users=("user",)),
     ModelSpec(Stage, ("id", "tournament", "name", "order", "seating_seed", "seating_quality")),
     ModelSpec(Round, ("id", "stage", "number")),
     ModelSpec(Table, ("id", "round", "number", "host", "game", "counted", "annulled_games"), users=("host",)),
     ModelSpec(TableSeat, ("id", "table", "seat_no", "participant")),
-    ModelSpec(ExtraPoints, ("id", "game", "seat_no", "points", "comment", "given_by"), users=("given_by",), excluded={"updated_at": _AUTO_UPDATED}),
+    ModelSpec(
+        ExtraPoints,
+        ("id", "game", "seat_no", "points", "comment", "given_by"),
+        users=("given_by",),
+        excluded={"updated_at": _AUTO_UPDATED},
+    ),
     ModelSpec(
         DiscordLink,
         # The proofs (issue 25-8) are kept: who answered «да», which channels were checked;
@@ -219,12 +291,36 @@ SPECS: tuple[ModelSpec, ...] = (
             "updated_at": _AUTO_UPDATED,
         },
     ),
-    ModelSpec(TournamentDiscordLink, ("id", "tournament", "guild_id", "text_channel_id", "voice_channel_id"), secrets=("webhook_url",)),
+    ModelSpec(
+        TournamentDiscordLink,
+        ("id", "tournament", "guild_id", "text_channel_id", "voice_channel_id"),
+        secrets=("webhook_url",),
+    ),
     # The players' registry: who decided which seat is whom, and the discipline that outlives a game (F3, F4).
-    ModelSpec(LinkDecision, ("id", "kind", "seat", "participant", "nickname", "player", "created_player", "by", "created_at"), users=("by",)),
+    ModelSpec(
+        LinkDecision,
+        ("id", "kind", "seat", "participant", "nickname", "player", "created_player", "by", "created_at"),
+        users=("by",),
+    ),
     ModelSpec(
         DisciplineRecord,
-        ("id", "kind", "game", "seat_no", "nickname", "player", "rule", "cause", "reason", "host", "given_at", "ends_at", "lifted_at", "lifted_by", "lift_reason"),
+        (
+            "id",
+            "kind",
+            "game",
+            "seat_no",
+            "nickname",
+            "player",
+            "rule",
+            "cause",
+            "reason",
+            "host",
+            "given_at",
+            "ends_at",
+            "lifted_at",
+            "lifted_by",
+            "lift_reason",
+        ),
         users=("host", "lifted_by"),
     ),
     ModelSpec(BanOverride, ("id", "record", "game", "reason", "by", "created_at"), users=("by",)),
@@ -240,7 +336,8 @@ EXCLUDED_MODELS: dict[type[models.Model], str] = {
     VoiceJournal: "the bot's journal of its voice actions and Discord's answers, for the host during the game",
     SilenceEvent: "possible chat and profile violations shown to the host during the game; the protocol holds the fouls he recorded",
     SeatProfile: _DISCORD_TRANSIENT + " (the profile baseline a change is measured against during a game)",
-    SeatNickname: _DISCORD_TRANSIENT + " (the nicknames to restore after a game: a restore is done with no game running)",
+    SeatNickname: _DISCORD_TRANSIENT
+    + " (the nicknames to restore after a game: a restore is done with no game running)",
     VoteRecheck: "the host's vote re-checks, read from Discord's history during the game; the protocol holds the vote he recorded",
     RoundPublication: "when a round's seating was sent by DM: restoring it would send corrections of an old seating",
     RoundNotice: "the bot's DM outbox for round notices: restoring it would DM the participants again",
@@ -271,7 +368,9 @@ def app_version() -> str:
     except (OSError, KeyError, tomllib.TOMLDecodeError):
         version = "unknown"
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5, check=False).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5, check=False
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         commit = ""
     return f"{version}+{commit}" if commit else version
@@ -325,13 +424,20 @@ def _grant_rights(records: list[Any], created: set[str], ids: dict[str, int]) ->
         if not isinstance(record, dict) or record.get("username") not in created:
             continue
         rights = record.get("permissions", [])
-        if not isinstance(rights, list) or not all(isinstance(r, str) and r.count(".") == 1 and r.split(".")[0] in _APP_LABELS for r in rights):
-            raise ArchiveError(f"users[{n}]: permissions must be a list of this app's rights like 'games.host_rated_games'")
+        if not isinstance(rights, list) or not all(
+            isinstance(r, str) and r.count(".") == 1 and r.split(".")[0] in _APP_LABELS for r in rights
+        ):
+            raise ArchiveError(
+                f"users[{n}]: permissions must be a list of this app's rights like 'games.host_rated_games'"
+            )
         if rights:
             wanted[record["username"]] = rights
     if not wanted:
         return
-    known = {f"{p.content_type.app_label}.{p.codename}": p for p in Permission.objects.filter(content_type__app_label__in=_APP_LABELS).select_related("content_type")}
+    known = {
+        f"{p.content_type.app_label}.{p.codename}": p
+        for p in Permission.objects.filter(content_type__app_label__in=_APP_LABELS).select_related("content_type")
+    }
     through = get_user_model().user_permissions.through
     rows = []
     for name, rights in wanted.items():
@@ -355,11 +461,18 @@ def export_archive(*, with_passwords: bool = False, with_secrets: bool = False) 
             entry: dict[str, Any] = {"username": user.username}
             # The app's own rights (e.g. games.host_rated_games, «может вести рейтинговые
             # игры»): which games count for ratings depends on them (players/trust.py).
-            rights = sorted(p for p in user.get_all_permissions() if p.split(".", 1)[0] in _APP_LABELS and not user.is_superuser)
+            rights = sorted(
+                p for p in user.get_all_permissions() if p.split(".", 1)[0] in _APP_LABELS and not user.is_superuser
+            )
             if rights:
                 entry["permissions"] = rights
             if with_passwords:
-                entry.update(password=user.password, is_staff=user.is_staff, is_superuser=user.is_superuser, is_active=user.is_active)
+                entry.update(
+                    password=user.password,
+                    is_staff=user.is_staff,
+                    is_superuser=user.is_superuser,
+                    is_active=user.is_active,
+                )
             users.append(entry)
     return {
         "format": FORMAT,
@@ -372,7 +485,9 @@ def export_archive(*, with_passwords: bool = False, with_secrets: bool = False) 
     }
 
 
-def _export_rows(spec: ModelSpec, usernames: dict[int, str], named: set[int], *, with_secrets: bool) -> list[dict[str, Any]]:
+def _export_rows(
+    spec: ModelSpec, usernames: dict[int, str], named: set[int], *, with_secrets: bool
+) -> list[dict[str, Any]]:
     names = spec.fields + (spec.secrets if with_secrets else ())
     plain = [n for n in names if not _model_field(spec, n).many_to_many]
     columns = [_model_field(spec, n).attname for n in plain]
@@ -406,7 +521,12 @@ def write_archive(fileobj: IO[str], *, with_passwords: bool = False, with_secret
     json.dump(data, fileobj, ensure_ascii=False, indent=None, separators=(",", ":"))
     fileobj.write("\n")
     tables = data["tables"]
-    return {"users": len(data["users"]), "games": len(tables["games.game"]), "tournaments": len(tables["tournaments.tournament"]), "actions": len(tables["games.gameaction"])}
+    return {
+        "users": len(data["users"]),
+        "games": len(tables["games.game"]),
+        "tournaments": len(tables["tournaments.tournament"]),
+        "actions": len(tables["games.gameaction"]),
+    }
 
 
 # --- reading -----------------------------------------------------------------------
@@ -477,7 +597,11 @@ class ImportReport:
             more = f" and {len(refusals) - 5} more" if len(refusals) > 5 else ""
             out.append(f"game {game_id}: imported as recorded; today's rules would refuse {what}{more}")
         if self.privileged_users:
-            out.append("staff or superuser accounts " + ("to create: " if self.checked_only else "created: ") + ", ".join(self.privileged_users))
+            out.append(
+                "staff or superuser accounts "
+                + ("to create: " if self.checked_only else "created: ")
+                + ", ".join(self.privileged_users)
+            )
         return out
 
 
@@ -492,7 +616,10 @@ def import_archive(data: dict[str, Any], *, check_only: bool = False, allow_supe
     if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
         raise ArchiveError(f"not an archive of format {' or '.join(READABLE_FORMATS)}")
     try:
-        tables, users = (_tables_of_v2(data) if data["format"] == FORMAT else _rows_from_v1(data)), _list(data.get("users", []), "users")
+        tables, users = (
+            (_tables_of_v2(data) if data["format"] == FORMAT else _rows_from_v1(data)),
+            _list(data.get("users", []), "users"),
+        )
     except ArchiveError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -500,7 +627,12 @@ def import_archive(data: dict[str, Any], *, check_only: bool = False, allow_supe
     occupied = [spec.label for spec in SPECS if spec.model._default_manager.exists()]
     if occupied:
         raise ArchiveError(f"the database already holds rows of {', '.join(occupied)}; import into an empty database")
-    report = ImportReport(counts={}, app_version=str(data.get("app_version") or "before format /2"), format=str(data["format"]), checked_only=check_only)
+    report = ImportReport(
+        counts={},
+        app_version=str(data.get("app_version") or "before format /2"),
+        format=str(data["format"]),
+        checked_only=check_only,
+    )
     try:
         with publish.broadcasts_suppressed(), transaction.atomic():
             user_ids = _import_users(users, report, allow_superusers=allow_superusers)
@@ -539,7 +671,9 @@ def _tables_of_v2(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
     unknown = sorted(set(tables) - known)
     if unknown:
         # A newer app's model: importing without it would lose data silently.
-        raise ArchiveError(f"tables of a newer version: {', '.join(unknown)} (archive of {data.get('app_version')}); update this app first")
+        raise ArchiveError(
+            f"tables of a newer version: {', '.join(unknown)} (archive of {data.get('app_version')}); update this app first"
+        )
     out = {}
     for label, rows in tables.items():
         out[label] = [_row(r, f"{label} row {n}") for n, r in enumerate(_list(rows, label))]
@@ -573,13 +707,17 @@ def _import_users(records: list[Any], report: ImportReport, *, allow_superusers:
         try:
             _USERNAME_VALIDATOR(name)
         except ValidationError:
-            raise ArchiveError(f"users[{n}]: {name[:40]!r} is not a valid username (letters, digits and @.+-_ only)") from None
+            raise ArchiveError(
+                f"users[{n}]: {name[:40]!r} is not a valid username (letters, digits and @.+-_ only)"
+            ) from None
         if name in existing:
             ids[name] = existing[name].pk  # an existing account (the admin made before the import) is kept as it is
             continue
         key = unicodedata.normalize("NFKC", name).casefold()
         if key in folded:
-            raise ArchiveError(f"users[{n}]: {name!r} differs only in case from the account {folded[key]!r}; rename one of them first")
+            raise ArchiveError(
+                f"users[{n}]: {name!r} differs only in case from the account {folded[key]!r}; rename one of them first"
+            )
         folded[key] = name
         user = User(username=name)
         if record.get("password"):
@@ -596,7 +734,9 @@ def _import_users(records: list[Any], report: ImportReport, *, allow_superusers:
         new.append(user)
     report.privileged_users = privileged
     if privileged and not allow_superusers:
-        raise ArchiveError(f"the archive would create staff or superuser accounts: {', '.join(privileged)}; add --allow-superusers if they are meant")
+        raise ArchiveError(
+            f"the archive would create staff or superuser accounts: {', '.join(privileged)}; add --allow-superusers if they are meant"
+        )
     User.objects.bulk_create(new, batch_size=500)
     for user in User.objects.filter(username__in=[u.username for u in new]):
         ids[user.username] = user.pk
@@ -655,7 +795,9 @@ def _insert_rows(spec: ModelSpec, rows: list[dict[str, Any]], user_ids: dict[str
             values[f.attname] = _value(spec, f, row[name], user_ids, f"{where}, {name}")
         for name in m2m_names:
             for other in _list(row.get(name, []), f"{where}, {name}"):
-                links[name].append((values["id"], user_ids.get(other) if name in spec.users else _int(other, f"{where}, {name}")))
+                links[name].append(
+                    (values["id"], user_ids.get(other) if name in spec.users else _int(other, f"{where}, {name}"))
+                )
                 if name in spec.users and other not in user_ids:
                     raise ArchiveError(f"{where}, {name}: user {str(other)[:40]!r} is not in the archive's users")
         objects.append(spec.model(**values))
@@ -666,7 +808,9 @@ def _insert_rows(spec: ModelSpec, rows: list[dict[str, Any]], user_ids: dict[str
         rel: Any = m2m.remote_field
         through = rel.through
         source, target = m2m.m2m_field_name(), m2m.m2m_reverse_field_name()  # type: ignore[attr-defined]
-        through.objects.bulk_create([through(**{f"{source}_id": a, f"{target}_id": b}) for a, b in pairs], batch_size=500)
+        through.objects.bulk_create(
+            [through(**{f"{source}_id": a, f"{target}_id": b}) for a, b in pairs], batch_size=500
+        )
     return len(objects)
 
 
@@ -721,7 +865,11 @@ def _reset_sequences() -> None:
 
 def _active_logs() -> dict[int, list[tuple[int, dict[str, Any]]]]:
     logs: dict[int, list[tuple[int, dict[str, Any]]]] = defaultdict(list)
-    for game_id, seq, payload in GameAction.objects.filter(undone_at__isnull=True).order_by("game_id", "seq").values_list("game_id", "seq", "payload"):
+    for game_id, seq, payload in (
+        GameAction.objects.filter(undone_at__isnull=True)
+        .order_by("game_id", "seq")
+        .values_list("game_id", "seq", "payload")
+    ):
         logs[game_id].append((seq, payload))
     return logs
 
@@ -805,27 +953,81 @@ def _v1_tournament(t: dict[str, Any], tables: dict[str, list[dict[str, Any]]], i
     )  # fmt: skip
     for r in t.get("scoring_revisions", []):
         tables["tournaments.scoringrevision"].append(
-            {"id": ids.next("rev"), "tournament": tid, "number": r["number"], "policy": r["policy"], "preset": r.get("preset", ""), "note": r.get("note", ""), "created_at": r.get("created_at"), "created_by": r.get("created_by")}
+            {
+                "id": ids.next("rev"),
+                "tournament": tid,
+                "number": r["number"],
+                "policy": r["policy"],
+                "preset": r.get("preset", ""),
+                "note": r.get("note", ""),
+                "created_at": r.get("created_at"),
+                "created_by": r.get("created_by"),
+            }
         )
     participants = {}
     for p in t.get("participants", []):
         pid = participants[p["nickname"]] = ids.next("p")
-        tables["tournaments.participant"].append({"id": pid, "tournament": tid, "nickname": p["nickname"], "user": p.get("user"), "active": bool(p.get("active", True))})
+        tables["tournaments.participant"].append(
+            {
+                "id": pid,
+                "tournament": tid,
+                "nickname": p["nickname"],
+                "user": p.get("user"),
+                "active": bool(p.get("active", True)),
+            }
+        )
     for s in t.get("stages", []):
         sid = ids.next("s")
-        tables["tournaments.stage"].append({"id": sid, "tournament": tid, "name": s["name"], "order": s["order"], "seating_seed": s.get("seating_seed", ""), "seating_quality": s.get("seating_quality") or {}})
+        tables["tournaments.stage"].append(
+            {
+                "id": sid,
+                "tournament": tid,
+                "name": s["name"],
+                "order": s["order"],
+                "seating_seed": s.get("seating_seed", ""),
+                "seating_quality": s.get("seating_quality") or {},
+            }
+        )
         for r in s.get("rounds", []):
             rid = ids.next("r")
             tables["tournaments.round"].append({"id": rid, "stage": sid, "number": r["number"]})
             for tb in r.get("tables", []):
                 tbid = ids.next("tb")
-                tables["tournaments.table"].append({"id": tbid, "round": rid, "number": tb["number"], "host": tb.get("host"), "game": tb.get("game"), "counted": bool(tb.get("counted")), "annulled_games": list(tb.get("annulled_games", []))})
+                tables["tournaments.table"].append(
+                    {
+                        "id": tbid,
+                        "round": rid,
+                        "number": tb["number"],
+                        "host": tb.get("host"),
+                        "game": tb.get("game"),
+                        "counted": bool(tb.get("counted")),
+                        "annulled_games": list(tb.get("annulled_games", [])),
+                    }
+                )
                 for seat in tb.get("seats", []):
                     if seat["participant"] not in participants:
-                        raise ArchiveError(f"tournament «{t['name']}»: seat of unknown participant {str(seat['participant'])[:40]!r}")
-                    tables["tournaments.tableseat"].append({"id": ids.next("ts"), "table": tbid, "seat_no": seat["seat_no"], "participant": participants[seat["participant"]]})
+                        raise ArchiveError(
+                            f"tournament «{t['name']}»: seat of unknown participant {str(seat['participant'])[:40]!r}"
+                        )
+                    tables["tournaments.tableseat"].append(
+                        {
+                            "id": ids.next("ts"),
+                            "table": tbid,
+                            "seat_no": seat["seat_no"],
+                            "participant": participants[seat["participant"]],
+                        }
+                    )
     for e in t.get("extra_points", []):
-        tables["tournaments.extrapoints"].append({"id": ids.next("e"), "game": e["game"], "seat_no": e["seat_no"], "points": str(e["points"]), "comment": e.get("comment", ""), "given_by": e.get("given_by")})
+        tables["tournaments.extrapoints"].append(
+            {
+                "id": ids.next("e"),
+                "game": e["game"],
+                "seat_no": e["seat_no"],
+                "points": str(e["points"]),
+                "comment": e.get("comment", ""),
+                "given_by": e.get("given_by"),
+            }
+        )
 
 
 def _derive_v1_games(tables: dict[str, list[dict[str, Any]]]) -> None:

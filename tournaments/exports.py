@@ -27,7 +27,20 @@ LABELS: dict[str, dict[str, Any]] = {
         "title": "Турнирная таблица",
         "policy": "Система подсчёта, версия",
         "games": "Сыграно игр",
-        "cols": ["Место", "Ник", "Игры", "Победы", "Ничьи", "За результат", "ЛХ", "Ci", "Доп.", "Штрафы", "Итого", "Фолы"],
+        "cols": [
+            "Место",
+            "Ник",
+            "Игры",
+            "Победы",
+            "Ничьи",
+            "За результат",
+            "ЛХ",
+            "Ci",
+            "Доп.",
+            "Штрафы",
+            "Итого",
+            "Фолы",
+        ],
         "roles": ["Шериф", "Дон", "Мафия", "Мирный"],
         "played_won": ["И", "П"],
         "accuracy": "Точность ЛХ",
@@ -41,7 +54,20 @@ LABELS: dict[str, dict[str, Any]] = {
         "title": "Standings",
         "policy": "Scoring policy, version",
         "games": "Games played",
-        "cols": ["Rank", "Nickname", "Games", "Wins", "Draws", "Result pts", "Best move", "Ci", "Extra", "Penalties", "Total", "Fouls"],
+        "cols": [
+            "Rank",
+            "Nickname",
+            "Games",
+            "Wins",
+            "Draws",
+            "Result pts",
+            "Best move",
+            "Ci",
+            "Extra",
+            "Penalties",
+            "Total",
+            "Fouls",
+        ],
         "roles": ["Sheriff", "Don", "Mafia", "Civilian"],
         "played_won": ["G", "W"],
         "accuracy": "Best-move accuracy",
@@ -67,7 +93,9 @@ def _header_width(text: str) -> float:
     return max(longest_word, cells.text_units(text) / 2) + 2.5
 
 
-def write_standings_sheet(workbook: Any, data: st.Standings, lang: str = "ru", *, rounds: list[tuple[int, int, int]] | None = None) -> Any:
+def write_standings_sheet(
+    workbook: Any, data: st.Standings, lang: str = "ru", *, rounds: list[tuple[int, int, int]] | None = None
+) -> Any:
     """The standings sheet (first in the workbook); `rounds` = [(stage id, stage order, round №)] for the per-round columns.
 
     Printed landscape on A4, one page wide and as many pages long as needed,
@@ -168,8 +196,7 @@ def _protocol_tables(tournament: Tournament, rounds: list[int] | None = None) ->
     if rounds is not None:
         in_tournament = in_tournament.filter(round_id__in=rounds)
     tables = list(
-        in_tournament
-        .filter(Q(game__status__in=over) | Q(annulled_games__isnull=False))
+        in_tournament.filter(Q(game__status__in=over) | Q(annulled_games__isnull=False))
         .distinct()
         .select_related("round__stage", "game")
         .prefetch_related("annulled_games")
@@ -191,14 +218,19 @@ def build_tournament_workbook(tournament: Tournament, lang: str = "ru", *, publi
     data = st.compute(tournament, public=public)
     wb = game_exports.new_workbook()
     games = _protocol_tables(tournament, visibility.public_round_ids(tournament) if public else None)
-    rounds = sorted({(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb, _gid, _a in games}, key=lambda x: (x[1], x[2]))
+    rounds = sorted(
+        {(tb.round.stage_id, tb.round.stage.order, tb.round.number) for tb, _gid, _a in games},
+        key=lambda x: (x[1], x[2]),
+    )
     write_standings_sheet(wb, data, lang, rounds=rounds)
     if games:
         scores: dict[int, dict[int, dict[str, Any]]] = {}
         for (game_id, seat), s in data.scores.items():
             scores.setdefault(game_id, {})[seat] = s.as_floats()
         game_ids = [gid for _tb, gid, _a in games]
-        protos = game_exports.collect_protocols(game_ids, journal=False, scores={gid: scores.get(gid, {}) for gid in game_ids})
+        protos = game_exports.collect_protocols(
+            game_ids, journal=False, scores={gid: scores.get(gid, {}) for gid in game_ids}
+        )
         L = LABELS[lang]
         titles = []
         for (tb, gid, annulled), proto in zip(games, protos, strict=True):

@@ -122,7 +122,9 @@ class RegulationsForm(forms.Form):
             elif isinstance(value, int):
                 self.fields[f.name] = forms.IntegerField(label=label, min_value=0, max_value=3600, initial=value)
             elif f.name == "lift_majority":
-                self.fields[f.name] = forms.ChoiceField(label=label, choices=[(c, LIFT_MAJORITY_LABELS.get(c, c)) for c in LIFT_MAJORITIES], initial=value)
+                self.fields[f.name] = forms.ChoiceField(
+                    label=label, choices=[(c, LIFT_MAJORITY_LABELS.get(c, c)) for c in LIFT_MAJORITIES], initial=value
+                )
             else:
                 self.fields[f.name] = forms.CharField(label=label, initial=value)
 
@@ -177,7 +179,9 @@ class HostForm(forms.Form):
 
 
 def _dec(label: Any, **kw: Any) -> forms.DecimalField:
-    return forms.DecimalField(label=label, max_digits=6, decimal_places=2, min_value=Decimal(-100), max_value=Decimal(100), **kw)
+    return forms.DecimalField(
+        label=label, max_digits=6, decimal_places=2, min_value=Decimal(-100), max_value=Decimal(100), **kw
+    )
 
 
 class PolicyForm(forms.Form):
@@ -216,7 +220,9 @@ class PolicyForm(forms.Form):
         super().__init__(*args, **kwargs)
         choices = [("", "—")] + [(k, TIEBREAKER_LABELS.get(k, k)) for k in TIEBREAKERS]
         for i in range(TIEBREAKER_SLOTS):
-            self.fields[f"tiebreaker_{i}"] = forms.ChoiceField(label=_("Критерий %(n)s") % {"n": i + 1}, choices=choices, required=False)
+            self.fields[f"tiebreaker_{i}"] = forms.ChoiceField(
+                label=_("Критерий %(n)s") % {"n": i + 1}, choices=choices, required=False
+            )
 
     @staticmethod
     def initial_from(policy: ScoringPolicy) -> dict[str, Any]:
@@ -243,7 +249,11 @@ class PolicyForm(forms.Form):
             raise forms.ValidationError(_("Критерий указан дважды."))
         if not tbs:
             raise forms.ValidationError(_("Нужен хотя бы один критерий."))
-        if data.get("extra_min") is not None and data.get("extra_max") is not None and data["extra_min"] > data["extra_max"]:
+        if (
+            data.get("extra_min") is not None
+            and data.get("extra_max") is not None
+            and data["extra_min"] > data["extra_max"]
+        ):
             self.add_error("extra_max", _("Максимум меньше минимума."))
         data["tiebreakers"] = tuple(tbs)
         return data

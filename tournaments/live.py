@@ -39,10 +39,17 @@ def group_name(tournament_id: int, *, live: bool = False) -> str:
     return f"tournament-{tournament_id}-standings" + ("-live" if live else "")
 
 
-def on_game_changed(sender: Any = None, *, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, **kwargs: Any) -> None:
+def on_game_changed(
+    sender: Any = None, *, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, **kwargs: Any
+) -> None:
     if clock_only:
         return
-    table = Table.objects.filter(game_id=game_id).select_related("round__stage").only("pk", "counted", "round__stage__tournament_id").first()
+    table = (
+        Table.objects.filter(game_id=game_id)
+        .select_related("round__stage")
+        .only("pk", "counted", "round__stage__tournament_id")
+        .first()
+    )
     if table is None:
         return
     counted = status == "finished"
@@ -63,7 +70,10 @@ def standings_fragments(tournament_id: int, *, public: bool = True) -> dict[str,
     out: dict[str, str] = {}
     for code, _name in settings.LANGUAGES:
         with translation.override(code):
-            out[code] = render_to_string("tournaments/standings.html#standings-table", {"tournament": tournament, "standings": data, "stage": None, "live": True})
+            out[code] = render_to_string(
+                "tournaments/standings.html#standings-table",
+                {"tournament": tournament, "standings": data, "stage": None, "live": True},
+            )
     return out
 
 
@@ -79,7 +89,11 @@ def push_standings(tournament_id: int) -> None:
         public = standings_fragments(tournament_id, public=True)
         digest = _digest(public)
         # Only the worker whose UPDATE changes the stored digest sends the public frame.
-        changed = Tournament.objects.filter(pk=tournament_id).exclude(public_standings_digest=digest).update(public_standings_digest=digest)
+        changed = (
+            Tournament.objects.filter(pk=tournament_id)
+            .exclude(public_standings_digest=digest)
+            .update(public_standings_digest=digest)
+        )
         if changed:
             async_to_sync(layer.group_send)(group_name(tournament_id), {"type": MESSAGE_TYPE, "html": public})
         hidden = Tournament.objects.filter(pk=tournament_id, standings_frozen_after__isnull=False).exists()

@@ -41,7 +41,9 @@ class Tournament(models.Model):
     name = models.CharField(_("название"), max_length=200)
     starts_on = models.DateField(_("начало"), null=True, blank=True)
     ends_on = models.DateField(_("окончание"), null=True, blank=True)
-    organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="organized_tournaments", verbose_name=_("организаторы"), blank=True)
+    organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="organized_tournaments", verbose_name=_("организаторы"), blank=True
+    )
     # The Regulations variant its games use (games.rules.Regulations.to_dict());
     # empty means the defaults of RULES.md.
     regulations = models.JSONField(_("регламент"), default=dict, blank=True)
@@ -55,7 +57,12 @@ class Tournament(models.Model):
     # tournament as it stood at the end of this round; organizers and the
     # tournament's table hosts keep seeing the live table (tournaments.visibility).
     standings_frozen_after = models.ForeignKey(
-        "Round", on_delete=models.SET_NULL, null=True, blank=True, related_name="+", verbose_name=_("таблица скрыта после тура")
+        "Round",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("таблица скрыта после тура"),
     )
     standings_frozen_at = models.DateTimeField(null=True, blank=True, editable=False)
     # What the public live socket last carried (a digest of the public fragments):
@@ -91,7 +98,9 @@ class ScoringRevision(models.Model):
     preset = models.CharField(max_length=32, blank=True)
     note = models.CharField(_("комментарий"), max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["tournament", "-number"]
@@ -109,10 +118,26 @@ class ScoringRevision(models.Model):
 class Participant(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="participants")
     nickname = models.CharField(_("ник"), max_length=64)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournament_entries", verbose_name=_("пользователь"))
-    active = models.BooleanField(_("участвует"), default=True, help_text=_("Снятые участники не попадают в новую рассадку."))
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="tournament_entries",
+        verbose_name=_("пользователь"),
+    )
+    active = models.BooleanField(
+        _("участвует"), default=True, help_text=_("Снятые участники не попадают в новую рассадку.")
+    )
     # The person (players app): one page and rating across tournaments.
-    player = models.ForeignKey("players.Player", on_delete=models.SET_NULL, null=True, blank=True, related_name="participations", verbose_name=_("игрок"))
+    player = models.ForeignKey(
+        "players.Player",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="participations",
+        verbose_name=_("игрок"),
+    )
 
     class Meta:
         ordering = ["tournament", "nickname"]
@@ -163,12 +188,28 @@ class Round(models.Model):
 class Table(models.Model):
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveSmallIntegerField(_("стол"))
-    host = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="tournament_tables", verbose_name=_("ведущий"))
-    game = models.OneToOneField("games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="tournament_table", verbose_name=_("игра"))
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="tournament_tables",
+        verbose_name=_("ведущий"),
+    )
+    game = models.OneToOneField(
+        "games.Game",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tournament_table",
+        verbose_name=_("игра"),
+    )
     # Games of this table annulled and replayed (W6: a replay is ordered, the
     # protocol is kept): they stay in the tournament's workbook and the
     # players' histories, marked, and are never counted.
-    annulled_games = models.ManyToManyField("games.Game", blank=True, related_name="annulled_tournament_tables", verbose_name=_("аннулированные игры"))
+    annulled_games = models.ManyToManyField(
+        "games.Game", blank=True, related_name="annulled_tournament_tables", verbose_name=_("аннулированные игры")
+    )
     # Whether the last standings push for this table counted a finished game:
     # an undo that reopens it must push the standings again (consumers.py).
     counted = models.BooleanField(default=False, editable=False)
@@ -192,7 +233,9 @@ class TableSeat(models.Model):
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     seat_no = models.PositiveSmallIntegerField(_("место"))
-    participant = models.ForeignKey(Participant, on_delete=models.PROTECT, related_name="seats", verbose_name=_("участник"))
+    participant = models.ForeignKey(
+        Participant, on_delete=models.PROTECT, related_name="seats", verbose_name=_("участник")
+    )
 
     class Meta:
         ordering = ["table", "seat_no"]
@@ -213,7 +256,9 @@ class ExtraPoints(models.Model):
     seat_no = models.PositiveSmallIntegerField(_("место"))
     points = models.DecimalField(_("баллы"), max_digits=6, decimal_places=2)
     comment = models.CharField(_("комментарий"), max_length=300, blank=True)
-    given_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    given_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

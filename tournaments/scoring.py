@@ -281,7 +281,14 @@ class SeatScore:
     total: Decimal = ZERO
 
     def as_floats(self) -> dict[str, float]:
-        return {"points": float(self.total), "extra": float(self.extra), "ci": float(self.ci), "base": float(self.base), "best_move": float(self.best_move), "penalty": float(self.penalty)}
+        return {
+            "points": float(self.total),
+            "extra": float(self.extra),
+            "ci": float(self.ci),
+            "base": float(self.base),
+            "best_move": float(self.best_move),
+            "penalty": float(self.penalty),
+        }
 
 
 def score_lines(lines: Iterable[Line], policy: ScoringPolicy) -> dict[tuple[int, int], SeatScore]:

@@ -55,7 +55,9 @@ class Schedule:
     history: list[Table] = field(default_factory=list)
 
     def quality(self, *, include_history: bool = False) -> Quality:
-        return measure(self.players, self.rounds, table_size=self.table_size, history=self.history if include_history else ())
+        return measure(
+            self.players, self.rounds, table_size=self.table_size, history=self.history if include_history else ()
+        )
 
 
 @dataclass
@@ -206,7 +208,9 @@ def generate(
     )
 
 
-def random_schedule(players: Sequence[Hashable], rounds: int, *, seed: str, table_size: int = TABLE_SIZE, balance_games: bool = False) -> Schedule:
+def random_schedule(
+    players: Sequence[Hashable], rounds: int, *, seed: str, table_size: int = TABLE_SIZE, balance_games: bool = False
+) -> Schedule:
     """The baseline: every round a fresh shuffle; the first 10·T players sit in order.
 
     With `balance_games`, sit-outs rotate as in `generate` (only tables and
@@ -238,7 +242,13 @@ def random_schedule(players: Sequence[Hashable], rounds: int, *, seed: str, tabl
     return Schedule(seed=seed, rounds=out_rounds, sitting_out=out_sitting, players=players, table_size=table_size)
 
 
-def measure(players: Sequence[Hashable], rounds: Sequence[Sequence[Sequence[Any]]], *, table_size: int = TABLE_SIZE, history: Sequence[Sequence[Any]] = ()) -> Quality:
+def measure(
+    players: Sequence[Hashable],
+    rounds: Sequence[Sequence[Sequence[Any]]],
+    *,
+    table_size: int = TABLE_SIZE,
+    history: Sequence[Sequence[Any]] = (),
+) -> Quality:
     """Quality figures of a seating (optionally counting history tables too)."""
     players = list(players)
     idx = {k: i for i, k in enumerate(players)}
@@ -302,7 +312,9 @@ def _pair_cost(rounds: list[list[list[int]]], met: list[list[int]]) -> int:
     return sum(met[a][b] ** 2 for a in seen for b in seen if a < b)
 
 
-def _split(playing: list[int], tables_n: int, size: int, met: list[list[int]], rng: random.Random, effort: float) -> list[list[int]]:
+def _split(
+    playing: list[int], tables_n: int, size: int, met: list[list[int]], rng: random.Random, effort: float
+) -> list[list[int]]:
     """Partition into tables, minimising Σ m² over pairs at one table."""
     tables: list[list[int]] = [[] for _ in range(tables_n)]
     # Greedy: players in random order; each joins the open table where the

@@ -73,16 +73,37 @@ def tournament_create(
 ) -> Tournament:
     if preset not in PRESETS:
         raise TournamentError(_("Неизвестный шаблон подсчёта: %(name)s") % {"name": preset}, "preset")
-    regs = regulations.to_dict() if isinstance(regulations, Regulations) else Regulations.from_dict(regulations or {}).to_dict()
+    regs = (
+        regulations.to_dict()
+        if isinstance(regulations, Regulations)
+        else Regulations.from_dict(regulations or {}).to_dict()
+    )
     with transaction.atomic():
-        t = Tournament.objects.create(name=name, starts_on=starts_on, ends_on=ends_on, regulations=regs, scoring=dict(PRESETS[preset]), scoring_preset=preset, scoring_revision=1)
+        t = Tournament.objects.create(
+            name=name,
+            starts_on=starts_on,
+            ends_on=ends_on,
+            regulations=regs,
+            scoring=dict(PRESETS[preset]),
+            scoring_preset=preset,
+            scoring_revision=1,
+        )
         if organizer is not None:
             t.organizers.add(organizer)
-        ScoringRevision.objects.create(tournament=t, number=1, policy=t.scoring, preset=preset, created_by=_user(organizer), note=_(TOURNAMENT_CREATED))
+        ScoringRevision.objects.create(
+            tournament=t,
+            number=1,
+            policy=t.scoring,
+            preset=preset,
+            created_by=_user(organizer),
+            note=_(TOURNAMENT_CREATED),
+        )
     return t
 
 
-def tournament_set_policy(*, tournament: Tournament, policy: ScoringPolicy, by: Any, preset: str = "", note: str = "") -> ScoringRevision:
+def tournament_set_policy(
+    *, tournament: Tournament, policy: ScoringPolicy, by: Any, preset: str = "", note: str = ""
+) -> ScoringRevision:
     """A new revision of the scoring policy; standings follow at once (computed when read)."""
     data = policy.to_dict()
     with transaction.atomic():
@@ -90,7 +111,9 @@ def tournament_set_policy(*, tournament: Tournament, policy: ScoringPolicy, by: 
         number = (t.scoring_revisions.aggregate(m=Max("number"))["m"] or 0) + 1
         t.scoring, t.scoring_preset, t.scoring_revision = data, preset, number
         t.save(update_fields=["scoring", "scoring_preset", "scoring_revision"])
-        rev = ScoringRevision.objects.create(tournament=t, number=number, policy=data, preset=preset, note=note, created_by=_user(by))
+        rev = ScoringRevision.objects.create(
+            tournament=t, number=number, policy=data, preset=preset, note=note, created_by=_user(by)
+        )
         _push_after_commit(t.pk)
     tournament.scoring, tournament.scoring_preset, tournament.scoring_revision = data, preset, number
     return rev
@@ -122,7 +145,9 @@ MAX_PARTICIPANTS_FILE_BYTES = 1024 * 1024  # tournaments.forms.ParticipantsForm
 
 
 def _too_many() -> TournamentError:
-    return TournamentError(_("В турнире может быть не больше %(n)s участников; список не добавлен.") % {"n": MAX_PARTICIPANTS}, "file")
+    return TournamentError(
+        _("В турнире может быть не больше %(n)s участников; список не добавлен.") % {"n": MAX_PARTICIPANTS}, "file"
+    )
 
 
 def parse_participants_text(text: str) -> list[tuple[str, str]]:
@@ -239,7 +264,9 @@ def participants_add(*, tournament: Tournament, entries: Iterable[tuple[str, str
     users = {u.get_username(): u for u in User.objects.filter(username__in=wanted)} if wanted else {}
     result.unknown_users = [u for _n, u in new if u and u not in users]
     with transaction.atomic():
-        result.created = Participant.objects.bulk_create(Participant(tournament=tournament, nickname=n, user=users.get(u)) for n, u in new)
+        result.created = Participant.objects.bulk_create(
+            Participant(tournament=tournament, nickname=n, user=users.get(u)) for n, u in new
+        )
     return result
 
 
@@ -291,7 +318,13 @@ def _seating_changed(round_ids: list[int]) -> None:
 def stage_history(stage: Stage) -> list[list[int]]:
     """Tables (participant ids in seat order) of the earlier stages: seats and opponents to balance against."""
     tables: dict[int, list[int]] = {}
-    seats = TableSeat.objects.filter(table__round__stage__tournament_id=stage.tournament_id, table__round__stage__order__lt=stage.order).order_by("table_id", "seat_no").values_list("table_id", "seat_no", "participant_id")
+    seats = (
+        TableSeat.objects.filter(
+            table__round__stage__tournament_id=stage.tournament_id, table__round__stage__order__lt=stage.order
+        )
+        .order_by("table_id", "seat_no")
+        .values_list("table_id", "seat_no", "participant_id")
+    )
     for table_id, seat_no, pid in seats:
         row = tables.setdefault(table_id, [0] * TABLE_SIZE)
         row[seat_no - 1] = pid
@@ -306,7 +339,9 @@ def other_tournaments_pairs(tournament_id: int, participants: Sequence[Participa
     if not by_player:
         return {}
     tables: dict[int, list[int]] = {}
-    seats = TableSeat.objects.filter(participant__player_id__in=list(by_player), table__game__isnull=False).exclude(table__round__stage__tournament_id=tournament_id)
+    seats = TableSeat.objects.filter(participant__player_id__in=list(by_player), table__game__isnull=False).exclude(
+        table__round__stage__tournament_id=tournament_id
+    )
     for table_id, player_id in seats.values_list("table_id", "participant__player_id"):
         tables.setdefault(table_id, []).append(by_player[player_id])
     pairs: dict[tuple[int, int], int] = {}
@@ -340,15 +375,23 @@ def stage_generate_seating(
     else:
         participants = sorted(participants, key=lambda p: p.pk)
     if len(participants) < TABLE_SIZE:
-        raise TournamentError(_("Для рассадки нужно не меньше 10 участников (сейчас %(n)s).") % {"n": len(participants)}, "participants")
+        raise TournamentError(
+            _("Для рассадки нужно не меньше 10 участников (сейчас %(n)s).") % {"n": len(participants)}, "participants"
+        )
     seed = seed.strip() or secrets.token_hex(6)
     with transaction.atomic():
         locked = Stage.objects.select_for_update().get(pk=stage.pk)
         if Table.objects.filter(round__stage=locked, game__isnull=False).exists():
             raise TournamentError(_("В этапе уже начаты игры: рассадку можно менять только вручную."), "rounds")
         pairs = other_tournaments_pairs(locked.tournament_id, participants) if other_tournaments else None
-        schedule = seating.generate([p.pk for p in participants], rounds, seed=seed, history=stage_history(locked), pair_history=pairs)
-        hosts = dict(Table.objects.filter(round__stage=locked, host__isnull=False).order_by("round__number").values_list("number", "host_id"))
+        schedule = seating.generate(
+            [p.pk for p in participants], rounds, seed=seed, history=stage_history(locked), pair_history=pairs
+        )
+        hosts = dict(
+            Table.objects.filter(round__stage=locked, host__isnull=False)
+            .order_by("round__number")
+            .values_list("number", "host_id")
+        )
         Table.objects.filter(round__stage=locked).delete()
         locked.rounds.filter(number__gt=rounds).delete()
         existing = {r.number: r for r in locked.rounds.all()}
@@ -357,11 +400,17 @@ def stage_generate_seating(
             rnd = existing.get(rn) or Round.objects.create(stage=locked, number=rn)
             for tn, players in enumerate(tables, start=1):
                 table = Table.objects.create(round=rnd, number=tn, host_id=hosts.get(tn))
-                seats.extend(TableSeat(table=table, seat_no=s, participant_id=pid) for s, pid in enumerate(players, start=1))
+                seats.extend(
+                    TableSeat(table=table, seat_no=s, participant_id=pid) for s, pid in enumerate(players, start=1)
+                )
         TableSeat.objects.bulk_create(seats)
         quality = schedule.quality()
         locked.seating_seed = seed
-        locked.seating_quality = quality.as_dict() | {"rounds": rounds, "participants": len(participants), "other_tournaments": other_tournaments}
+        locked.seating_quality = quality.as_dict() | {
+            "rounds": rounds,
+            "participants": len(participants),
+            "other_tournaments": other_tournaments,
+        }
         locked.save(update_fields=["seating_seed", "seating_quality"])
         _seating_changed(list(locked.rounds.values_list("pk", flat=True)))
     stage.seating_seed, stage.seating_quality = locked.seating_seed, locked.seating_quality
@@ -380,7 +429,12 @@ def table_seat_set(*, table: Table, seat_no: int, participant: Participant, by: 
         raise TournamentError(_("Это участник другого турнира."), "participant")
     with transaction.atomic():
         current = TableSeat.objects.select_for_update().filter(table=table, seat_no=seat_no).first()
-        other = TableSeat.objects.select_for_update().filter(table__round_id=table.round_id, participant=participant).select_related("table").first()
+        other = (
+            TableSeat.objects.select_for_update()
+            .filter(table__round_id=table.round_id, participant=participant)
+            .select_related("table")
+            .first()
+        )
         if current is not None and current.participant_id == participant.pk:
             return
         touched = {table.pk: table}
@@ -419,7 +473,9 @@ def table_clear_seat(*, table: Table, seat_no: int, by: Any = None) -> None:
 def _refuse_started(table: Table) -> None:
     game = Game.objects.filter(pk=table.game_id).only("status").first() if table.game_id else None
     if game is not None and game.status != GameStatus.SETUP:
-        raise TournamentError(_("Игра за столом %(n)s уже началась: рассадку не изменить.") % {"n": table.number}, "seat_no")
+        raise TournamentError(
+            _("Игра за столом %(n)s уже началась: рассадку не изменить.") % {"n": table.number}, "seat_no"
+        )
 
 
 def _reseat_game(table: Table, by: Any) -> None:
@@ -428,19 +484,26 @@ def _reseat_game(table: Table, by: Any) -> None:
     game = Game.objects.get(pk=table.game_id)
     players = table_players(table)
     if len(players) == TABLE_SIZE:
-        game_services.game_record_action(game=game, action={"do": "seat", "players": players}, expected_seq=None, by=by or game.host)
+        game_services.game_record_action(
+            game=game, action={"do": "seat", "players": players}, expected_seq=None, by=by or game.host
+        )
         _link_seat_players(table, game)
 
 
 def _link_seat_players(table: Table, game: Game) -> None:
     """The game's seats link to the participants' players (players app)."""
-    for seat_no, player_id in TableSeat.objects.filter(table=table, participant__player__isnull=False).values_list("seat_no", "participant__player_id"):
+    for seat_no, player_id in TableSeat.objects.filter(table=table, participant__player__isnull=False).values_list(
+        "seat_no", "participant__player_id"
+    ):
         GameSeat.objects.filter(game=game, seat_no=seat_no).update(player_id=player_id)
 
 
 def table_players(table: Table) -> list[str]:
     """Nicknames in seat order (only when all ten seats are filled, else what there is)."""
-    return [s.participant.nickname for s in TableSeat.objects.filter(table=table).select_related("participant").order_by("seat_no")]
+    return [
+        s.participant.nickname
+        for s in TableSeat.objects.filter(table=table).select_related("participant").order_by("seat_no")
+    ]
 
 
 @dataclass
@@ -479,7 +542,9 @@ def round_start_games(*, round: Round, by: Any, ban_override_reason: str = "") -
         if len(players) != TABLE_SIZE:
             result.skipped.append((table, _("занято %(n)s мест из 10") % {"n": len(players)}))
             continue
-        bans = discipline.seating_check(TableSeat.objects.filter(table=table).values_list("participant__player_id", flat=True))
+        bans = discipline.seating_check(
+            TableSeat.objects.filter(table=table).values_list("participant__player_id", flat=True)
+        )
         if bans.bans and not override:
             result.skipped.append((table, " ".join(bans.refusals)))
             continue
@@ -489,7 +554,9 @@ def round_start_games(*, round: Round, by: Any, ban_override_reason: str = "") -
                 continue  # started meanwhile
             title = table_game_title(tournament.name, round.stage.name, round.number, table.number, replay=bool(replay))
             try:
-                game = game_services.game_create(host=table.host, title=_CONTROL.sub("", title)[:200].strip(), players=players, regulations=regs)
+                game = game_services.game_create(
+                    host=table.host, title=_CONTROL.sub("", title)[:200].strip(), players=players, regulations=regs
+                )
             except RuleViolation as exc:
                 # The input schema refused the seating (a nickname stored before
                 # the schema existed): the table is named, nothing is created.
@@ -519,7 +586,9 @@ class ExtraPointsRefused(TournamentError):
         super().__init__("; ".join(f"{seat}: {text}" for seat, text in sorted(self.errors.items())), "points")
 
 
-def extra_points_set(*, game: Game, seat_no: int, points: Decimal | str | float, comment: str = "", by: Any) -> ExtraPoints | None:
+def extra_points_set(
+    *, game: Game, seat_no: int, points: Decimal | str | float, comment: str = "", by: Any
+) -> ExtraPoints | None:
     """The host's extra points for one seat of a tournament game (0 without a comment removes them)."""
     try:
         rows = extra_points_set_many(game=game, entries={seat_no: (points, comment)}, by=by)
@@ -528,7 +597,9 @@ def extra_points_set(*, game: Game, seat_no: int, points: Decimal | str | float,
     return rows.get(int(seat_no))
 
 
-def extra_points_set_many(*, game: Game, entries: Mapping[int, tuple[Decimal | str | float, str]], by: Any) -> dict[int, ExtraPoints | None]:
+def extra_points_set_many(
+    *, game: Game, entries: Mapping[int, tuple[Decimal | str | float, str]], by: Any
+) -> dict[int, ExtraPoints | None]:
     """Several seats' extra points at once: all or nothing, one live push.
 
     Every entry is checked first; one refused entry refuses the submit
@@ -556,13 +627,17 @@ def extra_points_set_many(*, game: Game, entries: Mapping[int, tuple[Decimal | s
                 ExtraPoints.objects.filter(game=game, seat_no=seat_no).delete()
                 rows[seat_no] = None
             else:
-                rows[seat_no], _created = ExtraPoints.objects.update_or_create(game=game, seat_no=seat_no, defaults={"points": value, "comment": comment, "given_by": _user(by)})
+                rows[seat_no], _created = ExtraPoints.objects.update_or_create(
+                    game=game, seat_no=seat_no, defaults={"points": value, "comment": comment, "given_by": _user(by)}
+                )
         if game.status == GameStatus.FINISHED:
             _push_after_commit(tid)
     return rows
 
 
-def _checked_extra(policy: ScoringPolicy, seat_no: Any, points: Decimal | str | float, comment: str) -> tuple[Decimal, str]:
+def _checked_extra(
+    policy: ScoringPolicy, seat_no: Any, points: Decimal | str | float, comment: str
+) -> tuple[Decimal, str]:
     if type(seat_no) is not int or not 1 <= seat_no <= TABLE_SIZE:
         raise TournamentError(_("Место должно быть от 1 до 10."), "seat_no")
     if isinstance(points, str) and len(points.strip()) > 20:
@@ -575,7 +650,10 @@ def _checked_extra(policy: ScoringPolicy, seat_no: Any, points: Decimal | str | 
     if not value.is_finite():
         raise TournamentError(_("Баллы должны быть числом."), "points")
     if not policy.extra_allowed(value):
-        raise TournamentError(_("Доп. баллы должны быть от %(min)s до %(max)s.") % {"min": policy.extra_min, "max": policy.extra_max}, "points")
+        raise TournamentError(
+            _("Доп. баллы должны быть от %(min)s до %(max)s.") % {"min": policy.extra_min, "max": policy.extra_max},
+            "points",
+        )
     if value != value.quantize(Decimal("0.01")):
         raise TournamentError(_("Не больше двух знаков после запятой."), "points")
     try:
@@ -601,7 +679,12 @@ def tournament_hide_standings(*, tournament: Tournament, after_round: Round | No
             standings_frozen_after=after_round, standings_frozen_at=timezone.now() if after_round is not None else None
         )
         tournament.refresh_from_db()
-        log.info("tournament %s: standings %s by user %s", tournament.pk, f"hidden after round {after_round.pk}" if after_round else "published", getattr(by, "pk", None))
+        log.info(
+            "tournament %s: standings %s by user %s",
+            tournament.pk,
+            f"hidden after round {after_round.pk}" if after_round else "published",
+            getattr(by, "pk", None),
+        )
         _push_after_commit(tournament.pk)
     return tournament
 

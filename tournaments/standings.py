@@ -95,11 +95,7 @@ def annulled_history(tournament: Tournament, participant_id: int, *, public: boo
     rounds = visibility.public_round_ids(tournament) if public else None
     if rounds is not None:
         seats = seats.filter(table__round_id__in=rounds)
-    seats = (
-        seats
-        .select_related("table__round__stage", "table__game")
-        .prefetch_related("table__annulled_games")
-    )
+    seats = seats.select_related("table__round__stage", "table__game").prefetch_related("table__annulled_games")
     out: list[AnnulledGame] = []
     for s in seats:
         tb = s.table
@@ -108,7 +104,11 @@ def annulled_history(tournament: Tournament, participant_id: int, *, public: boo
             ids.append(tb.game.pk)
         stage = tb.round.stage
         for gid in sorted(ids):
-            out.append(AnnulledGame(gid, stage.name, tb.round.number, tb.number, s.seat_no, (stage.order, tb.round.number, tb.number)))
+            out.append(
+                AnnulledGame(
+                    gid, stage.name, tb.round.number, tb.number, s.seat_no, (stage.order, tb.round.number, tb.number)
+                )
+            )
     out.sort(key=lambda a: (a.order, a.game_id))
     return out
 
@@ -198,7 +198,10 @@ def tournament_lines(
     reads the best moves' seats (JSON, for the player history only).
     """
     tables = Table.objects.filter(round__stage__tournament=tournament, game__status=GameStatus.FINISHED)
-    games: dict[str, Any] = {"game__tournament_table__round__stage__tournament": tournament, "game__status": GameStatus.FINISHED}
+    games: dict[str, Any] = {
+        "game__tournament_table__round__stage__tournament": tournament,
+        "game__status": GameStatus.FINISHED,
+    }
     if stage is not None:
         tables = tables.filter(round__stage=stage)
         games["game__tournament_table__round__stage"] = stage
@@ -206,20 +209,28 @@ def tournament_lines(
         tables = tables.filter(round_id__in=rounds)
         games["game__tournament_table__round_id__in"] = rounds
     info: dict[int, dict[str, Any]] = {}
-    for t in tables.values("id", "game_id", "number", "round__number", "round__stage_id", "round__stage__order", "round__stage__name"):
+    for t in tables.values(
+        "id", "game_id", "number", "round__number", "round__stage_id", "round__stage__order", "round__stage__name"
+    ):
         info[t["game_id"]] = dict(t)
     if not info:
         return [], info
     seats: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
-    seat_filter: dict[str, Any] = {"table__round__stage__tournament": tournament, "table__game__status": GameStatus.FINISHED}
+    seat_filter: dict[str, Any] = {
+        "table__round__stage__tournament": tournament,
+        "table__game__status": GameStatus.FINISHED,
+    }
     if stage is not None:
         seat_filter["table__round__stage"] = stage
     if rounds is not None:
         seat_filter["table__round_id__in"] = rounds
-    for s in TableSeat.objects.filter(**seat_filter).values_list("table_id", "seat_no", "participant_id", "participant__nickname"):
+    for s in TableSeat.objects.filter(**seat_filter).values_list(
+        "table_id", "seat_no", "participant_id", "participant__nickname"
+    ):
         seats[s[0]].append((s[1], s[2], s[3]))
     extras: dict[tuple[int, int], tuple[Decimal, str]] = {
-        (e["game_id"], e["seat_no"]): (e["points"], e["comment"]) for e in ExtraPoints.objects.filter(**games).values("game_id", "seat_no", "points", "comment")
+        (e["game_id"], e["seat_no"]): (e["points"], e["comment"])
+        for e in ExtraPoints.objects.filter(**games).values("game_id", "seat_no", "points", "comment")
     }
     # W3/F3: a removing penalty given during the player's own last word leaves
     # SeatResult's left_how at "shot"/"vote", yet the penalty applies: read
@@ -252,7 +263,11 @@ def tournament_lines(
                     fouls=r["fouls"],
                     warnings=r["warnings"],
                     grey_cards=r["grey_cards"],
-                    disqualified=bool(r["disqualified"] or (game_id, r["seat_no"]) in disqualify or r["warnings"] >= regs.warnings_to_remove),
+                    disqualified=bool(
+                        r["disqualified"]
+                        or (game_id, r["seat_no"]) in disqualify
+                        or r["warnings"] >= regs.warnings_to_remove
+                    ),
                     removed_by_fouls=bool(r["removed_by_fouls"] or r["fouls"] >= regs.fouls_to_remove),
                     ppk=r["ppk"],
                     first_night_victim=r["first_night_victim"],
@@ -289,7 +304,12 @@ def _match(rows: list[dict[str, Any]], seats: list[tuple[int, int, str]]) -> dic
 
 
 def compute(
-    tournament: Tournament, *, stage: Stage | None = None, policy: ScoringPolicy | None = None, with_history: bool = False, public: bool = False
+    tournament: Tournament,
+    *,
+    stage: Stage | None = None,
+    policy: ScoringPolicy | None = None,
+    with_history: bool = False,
+    public: bool = False,
 ) -> Standings:
     """The standings of a tournament (or of one stage) under its policy (or another one).
 
@@ -307,12 +327,28 @@ def compute(
         row.player_id = player_of.get(row.participant_id) if row.participant_id else None
     rank(rows, policy.tiebreakers)
     frozen = tournament.standings_frozen_after if rounds is not None else None
-    return Standings(tournament=tournament, policy=policy, rows=rows, scores=scores, lines=lines, stage=stage, games=len(info), frozen_after=frozen)
+    return Standings(
+        tournament=tournament,
+        policy=policy,
+        rows=rows,
+        scores=scores,
+        lines=lines,
+        stage=stage,
+        games=len(info),
+        frozen_after=frozen,
+    )
 
 
-def aggregate(lines: Iterable[Line], scores: dict[tuple[int, int], SeatScore], participants: dict[int, str], info: dict[int, dict[str, Any]] | None = None) -> list[Standing]:
+def aggregate(
+    lines: Iterable[Line],
+    scores: dict[tuple[int, int], SeatScore],
+    participants: dict[int, str],
+    info: dict[int, dict[str, Any]] | None = None,
+) -> list[Standing]:
     """Sum the lines per player; every participant gets a row, also with no game yet."""
-    rows: dict[Any, Standing] = {pid: Standing(key=pid, participant_id=pid, nickname=nick) for pid, nick in participants.items()}
+    rows: dict[Any, Standing] = {
+        pid: Standing(key=pid, participant_id=pid, nickname=nick) for pid, nick in participants.items()
+    }
     for line in lines:
         s = scores[(line.game_id, line.seat_no)]
         st = rows.get(line.player)
@@ -343,7 +379,16 @@ def aggregate(lines: Iterable[Line], scores: dict[tuple[int, int], SeatScore], p
         role[1] += int(line.won)
         if info is not None:
             t = info[line.game_id]
-            st.history.append(GameLine(line=line, score=s, stage_name=t["round__stage__name"], round_no=t["round__number"], table_no=t["number"], table_id=t["id"]))
+            st.history.append(
+                GameLine(
+                    line=line,
+                    score=s,
+                    stage_name=t["round__stage__name"],
+                    round_no=t["round__number"],
+                    table_no=t["number"],
+                    table_id=t["id"],
+                )
+            )
     for st in rows.values():
         st.history.sort(key=lambda g: g.line.order)
     return list(rows.values())

@@ -87,7 +87,9 @@ def tournament_create(request: HttpRequest) -> HttpResponse:
     form = TournamentCreateForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
-        t = services.tournament_create(name=d["name"], organizer=request.user, starts_on=d["starts_on"], ends_on=d["ends_on"], preset=d["preset"])
+        t = services.tournament_create(
+            name=d["name"], organizer=request.user, starts_on=d["starts_on"], ends_on=d["ends_on"], preset=d["preset"]
+        )
         return redirect("tournaments:detail", pk=t.pk)
     return render(request, "tournaments/create.html", {"form": form})
 
@@ -99,9 +101,15 @@ def _detail_context(request: HttpRequest, t: Tournament) -> dict[str, Any]:
     stages = list(t.stages.prefetch_related("rounds").order_by("order"))
     my_tables = []
     if request.user.is_authenticated:
-        my_tables = list(Table.objects.filter(round__stage__tournament=t, host=request.user).select_related("round__stage", "game").order_by("round__stage__order", "round__number", "number"))
+        my_tables = list(
+            Table.objects.filter(round__stage__tournament=t, host=request.user)
+            .select_related("round__stage", "game")
+            .order_by("round__stage__order", "round__number", "number")
+        )
     is_organizer = t.is_organizer(request.user)
-    participants = sorted(t.participants.select_related("user"), key=lambda p: nickname_sort_key(p.nickname))  # Russian order, Ё beside Е
+    participants = sorted(
+        t.participants.select_related("user"), key=lambda p: nickname_sort_key(p.nickname)
+    )  # Russian order, Ё beside Е
     # The list is shown a page at a time: a tournament may hold up to
     # services.MAX_PARTICIPANTS, and the page also carries the organizer's forms.
     page = Paginator(participants, PARTICIPANTS_PER_PAGE).get_page(request.GET.get("participants_page"))
@@ -112,7 +120,11 @@ def _detail_context(request: HttpRequest, t: Tournament) -> dict[str, Any]:
         "participants_page": page,
         # Participants whose player a person must choose (players app).
         # (the first PARTICIPANTS_PER_PAGE of them: the form is answered in batches)
-        "unlinked": players_services.participants_link_known(participants=participants, link=False)[:PARTICIPANTS_PER_PAGE] if is_organizer else [],
+        "unlinked": players_services.participants_link_known(participants=participants, link=False)[
+            :PARTICIPANTS_PER_PAGE
+        ]
+        if is_organizer
+        else [],
         "stages": stages,
         "participants_form": ParticipantsForm(),
         "stage_form": StageForm(),
@@ -146,7 +158,14 @@ def tournament_settings(request: HttpRequest, pk: int) -> HttpResponse:
             messages.success(request, _("Настройки сохранены."))
             return redirect("tournaments:detail", pk=t.pk)
     else:
-        form = TournamentSettingsForm(initial={"name": t.name, "starts_on": t.starts_on, "ends_on": t.ends_on, "organizers": ", ".join(u.username for u in t.organizers.all())})
+        form = TournamentSettingsForm(
+            initial={
+                "name": t.name,
+                "starts_on": t.starts_on,
+                "ends_on": t.ends_on,
+                "organizers": ", ".join(u.username for u in t.organizers.all()),
+            }
+        )
         reg_form = RegulationsForm(initial_regs=regs, prefix="reg")
     return render(request, "tournaments/settings.html", {"tournament": t, "form": form, "reg_form": reg_form})
 
@@ -176,7 +195,9 @@ def participants_add(request: HttpRequest, pk: int) -> HttpResponse:
             error = exc.message
     ctx = _detail_context(request, t) | {"participants_form": form, "import_result": result, "import_error": error}
     if _is_htmx(request):
-        return render(request, "tournaments/detail.html#participants", ctx, status=200 if not (form.errors or error) else 422)
+        return render(
+            request, "tournaments/detail.html#participants", ctx, status=200 if not (form.errors or error) else 422
+        )
     return render(request, "tournaments/detail.html", ctx)
 
 
@@ -185,7 +206,11 @@ def participants_add(request: HttpRequest, pk: int) -> HttpResponse:
 def participants_players(request: HttpRequest, pk: int) -> HttpResponse:
     """The organizer's choice of player for participants that matched nobody exactly."""
     t = _organized(request, pk)
-    choices = {int(k.removeprefix("player-")): str(v) for k, v in request.POST.items() if k.startswith("player-") and k.removeprefix("player-").isdigit() and v}
+    choices = {
+        int(k.removeprefix("player-")): str(v)
+        for k, v in request.POST.items()
+        if k.startswith("player-") and k.removeprefix("player-").isdigit() and v
+    }
     error = ""
     try:
         players_services.participants_confirm(tournament=t, choices=choices, by=request.user)
@@ -224,7 +249,9 @@ def stage_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _stage_context(request: HttpRequest, t: Tournament, stage: Stage, **extra: Any) -> dict[str, Any]:
-    rounds = list(stage.rounds.order_by("number").prefetch_related("tables__seats__participant", "tables__host", "tables__game"))
+    rounds = list(
+        stage.rounds.order_by("number").prefetch_related("tables__seats__participant", "tables__host", "tables__game")
+    )
     table_numbers = sorted({tb.number for r in rounds for tb in r.tables.all()})
     hosts: dict[int, Any] = {}
     for r in rounds:
@@ -248,7 +275,9 @@ def _stage_context(request: HttpRequest, t: Tournament, stage: Stage, **extra: A
 
 
 def _usernames() -> list[str]:
-    return list(get_user_model().objects.filter(is_active=True).order_by("username").values_list("username", flat=True)[:500])
+    return list(
+        get_user_model().objects.filter(is_active=True).order_by("username").values_list("username", flat=True)[:500]
+    )
 
 
 @login_required
@@ -266,7 +295,12 @@ def stage_seating(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
     form = SeatingForm(request.POST)
     if form.is_valid():
         try:
-            services.stage_generate_seating(stage=stage, rounds=form.cleaned_data["rounds"], seed=form.cleaned_data["seed"] or "", other_tournaments=form.cleaned_data["other_tournaments"])
+            services.stage_generate_seating(
+                stage=stage,
+                rounds=form.cleaned_data["rounds"],
+                seed=form.cleaned_data["seed"] or "",
+                other_tournaments=form.cleaned_data["other_tournaments"],
+            )
             messages.success(request, _("Рассадка построена (зерно %(seed)s).") % {"seed": stage.seating_seed})
         except services.TournamentError as exc:
             messages.error(request, exc.message)
@@ -289,7 +323,9 @@ def stage_host(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
         n = services.stage_set_host(stage=stage, table_number=number, host=form.cleaned_data["host"])
         messages.success(request, _("Ведущий стола %(t)s назначен в %(n)s турах.") % {"t": number, "n": n})
     else:
-        messages.error(request, "; ".join(str(e) for errs in form.errors.values() for e in errs) or _("Не указан стол."))
+        messages.error(
+            request, "; ".join(str(e) for errs in form.errors.values() for e in errs) or _("Не указан стол.")
+        )
     return redirect("tournaments:stage", pk=t.pk, sid=stage.pk)
 
 
@@ -309,11 +345,19 @@ def round_create(request: HttpRequest, pk: int, sid: int) -> HttpResponse:
 def _round_context(request: HttpRequest, t: Tournament, rnd: Round, **extra: Any) -> dict[str, Any]:
     tables = list(rnd.tables.order_by("number").select_related("host", "game").prefetch_related("seats__participant"))
     seated = {s.participant_id for tb in tables for s in tb.seats.all()}
-    participants = sorted(t.participants.all(), key=lambda p: nickname_sort_key(p.nickname))  # Russian order, Ё beside Е
+    participants = sorted(
+        t.participants.all(), key=lambda p: nickname_sort_key(p.nickname)
+    )  # Russian order, Ё beside Е
     rows = []
     for tb in tables:
         by_seat = {s.seat_no: s.participant for s in tb.seats.all()}
-        rows.append({"table": tb, "seats": [(n, by_seat.get(n)) for n in range(1, 11)], "locked": tb.game is not None and tb.game.status != "setup"})
+        rows.append(
+            {
+                "table": tb,
+                "seats": [(n, by_seat.get(n)) for n in range(1, 11)],
+                "locked": tb.game is not None and tb.game.status != "setup",
+            }
+        )
     return {
         "tournament": t,
         "round": rnd,
@@ -352,7 +396,9 @@ def table_host(request: HttpRequest, pk: int, tid: int) -> HttpResponse:
     table = get_object_or_404(Table, pk=tid, round__stage__tournament=t)
     form = HostForm(request.POST)
     if not form.is_valid():
-        return _round_response(request, t, table.round, status=422, error="; ".join(str(e) for errs in form.errors.values() for e in errs))
+        return _round_response(
+            request, t, table.round, status=422, error="; ".join(str(e) for errs in form.errors.values() for e in errs)
+        )
     services.table_set_host(table=table, host=form.cleaned_data["host"])
     return _round_response(request, t, table.round, notice=_("Ведущий стола %(n)s сохранён.") % {"n": table.number})
 
@@ -378,7 +424,11 @@ def table_seat(request: HttpRequest, pk: int, tid: int) -> HttpResponse:
         else:
             services.table_clear_seat(table=table, seat_no=seat_no, by=request.user)
     except ValueError as exc:
-        message = exc.message if isinstance(exc, services.TournamentError) else _("Поле «%(field)s»: нужно число.") % {"field": "seat_no"}
+        message = (
+            exc.message
+            if isinstance(exc, services.TournamentError)
+            else _("Поле «%(field)s»: нужно число.") % {"field": "seat_no"}
+        )
         return _round_response(request, t, table.round, status=422, error=message)
     return _round_response(request, t, table.round, notice=_("Рассадка изменена."))
 
@@ -388,7 +438,9 @@ def table_seat(request: HttpRequest, pk: int, tid: int) -> HttpResponse:
 def round_start(request: HttpRequest, pk: int, rid: int) -> HttpResponse:
     t = _organized(request, pk)
     rnd = get_object_or_404(Round, pk=rid, stage__tournament=t)
-    result = services.round_start_games(round=rnd, by=request.user, ban_override_reason=str(request.POST.get("ban_override_reason", ""))[:300])
+    result = services.round_start_games(
+        round=rnd, by=request.user, ban_override_reason=str(request.POST.get("ban_override_reason", ""))[:300]
+    )
     notice = _("Начато игр: %(n)s.") % {"n": len(result.started)}
     error = "; ".join(_("стол %(n)s: %(why)s") % {"n": tb.number, "why": why} for tb, why in result.skipped)
     return _round_response(request, t, rnd, notice=notice, error=error)
@@ -415,8 +467,13 @@ def scoring(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 label = request.POST.get("preset_name", "")
                 kept = label if label in PRESETS and preset(label) == policy else ""
-                services.tournament_set_policy(tournament=t, policy=policy, by=request.user, preset=kept, note=form.cleaned_data.get("note", ""))
-                messages.success(request, _("Система подсчёта сохранена (версия %(n)s); таблица пересчитана.") % {"n": t.scoring_revision})
+                services.tournament_set_policy(
+                    tournament=t, policy=policy, by=request.user, preset=kept, note=form.cleaned_data.get("note", "")
+                )
+                messages.success(
+                    request,
+                    _("Система подсчёта сохранена (версия %(n)s); таблица пересчитана.") % {"n": t.scoring_revision},
+                )
                 return redirect("tournaments:scoring", pk=t.pk)
     elif chosen in PRESETS:
         form = PolicyForm(policy=preset(chosen))
@@ -432,7 +489,10 @@ def scoring(request: HttpRequest, pk: int) -> HttpResponse:
             "presets": [(k, PRESET_LABELS.get(k, k)) for k in PRESETS],
             "chosen": chosen if chosen in PRESETS else t.scoring_preset,
             # Each revision with its preset's name (never the key, "cristalix").
-            "revisions": [(rev, PRESET_LABELS.get(rev.preset, rev.preset)) for rev in t.scoring_revisions.select_related("created_by")[:20]],
+            "revisions": [
+                (rev, PRESET_LABELS.get(rev.preset, rev.preset))
+                for rev in t.scoring_revisions.select_related("created_by")[:20]
+            ],
             "policy": t.policy,
             "tiebreaker_labels": [TIEBREAKER_LABELS.get(k, k) for k in t.policy.tiebreakers],
         },
@@ -496,7 +556,15 @@ def player_page(request: HttpRequest, pk: int, pid: int) -> HttpResponse:
     return render(
         request,
         "tournaments/player.html",
-        {"tournament": t, "participant": p, "row": row, "annulled": annulled, "policy": data.policy, "standings": data, "is_organizer": t.is_organizer(request.user)},
+        {
+            "tournament": t,
+            "participant": p,
+            "row": row,
+            "annulled": annulled,
+            "policy": data.policy,
+            "standings": data,
+            "is_organizer": t.is_organizer(request.user),
+        },
     )
 
 
@@ -525,7 +593,13 @@ def game_extra_points(request: HttpRequest, game_id: int) -> HttpResponse:
     errors: dict[int, str] = {}
     if request.method == "POST":
         # One submit, one transaction: every seat is stored or none (and one live push).
-        entries = {seat_no: ((request.POST.get(f"points_{seat_no}", "") or "0").strip(), request.POST.get(f"comment_{seat_no}", "")) for seat_no in range(1, 11)}
+        entries = {
+            seat_no: (
+                (request.POST.get(f"points_{seat_no}", "") or "0").strip(),
+                request.POST.get(f"comment_{seat_no}", ""),
+            )
+            for seat_no in range(1, 11)
+        }
         try:
             services.extra_points_set_many(game=game, entries=entries, by=request.user)
         except services.ExtraPointsRefused as exc:
@@ -536,7 +610,10 @@ def game_extra_points(request: HttpRequest, game_id: int) -> HttpResponse:
     existing = {e.seat_no: e for e in ExtraPoints.objects.filter(game=game)}
     nicknames = {s.seat_no: s.nickname for s in game.seats.all()}
     if not nicknames:
-        nicknames = {s.seat_no: s.participant.nickname for s in TableSeat.objects.filter(table=table).select_related("participant")}
+        nicknames = {
+            s.seat_no: s.participant.nickname
+            for s in TableSeat.objects.filter(table=table).select_related("participant")
+        }
     rows = []
     for seat_no in range(1, 11):
         e = existing.get(seat_no)
@@ -549,4 +626,9 @@ def game_extra_points(request: HttpRequest, game_id: int) -> HttpResponse:
                 "error": errors.get(seat_no, ""),
             }
         )
-    return render(request, "tournaments/extra_points.html", {"game": game, "table": table, "tournament": t, "rows": rows, "policy": policy}, status=422 if errors else 200)
+    return render(
+        request,
+        "tournaments/extra_points.html",
+        {"game": game, "table": table, "tournament": t, "rows": rows, "policy": policy},
+        status=422 if errors else 200,
+    )

@@ -30,7 +30,11 @@ def sees_live_standings(tournament: Tournament, user: Any) -> bool:
 
 def tournament_rounds(tournament: Tournament) -> list[Round]:
     """The tournament's rounds in play order (stage order, then round number)."""
-    return list(Round.objects.filter(stage__tournament=tournament).select_related("stage").order_by("stage__order", "stage__pk", "number"))
+    return list(
+        Round.objects.filter(stage__tournament=tournament)
+        .select_related("stage")
+        .order_by("stage__order", "stage__pk", "number")
+    )
 
 
 def public_round_ids(tournament: Tournament) -> list[int] | None:

@@ -41,12 +41,18 @@ def entry_text(entry: VoiceJournal) -> str:
     if entry.kind in ("mafia_open", "mafia_closed"):
         if not entry.ok:
             return gettext("канал чёрных не изменён — %(why)s") % {"why": entry.detail}
-        return gettext("канал чёрных открыт (договорка)") if entry.kind == "mafia_open" else gettext("канал чёрных закрыт")
+        return (
+            gettext("канал чёрных открыт (договорка)") if entry.kind == "mafia_open" else gettext("канал чёрных закрыт")
+        )
     if entry.kind == "invite" and not entry.ok:  # before: shown as «мут не снят»
         return gettext("№%(seat)s: приглашение не отправлено — %(why)s") % {"seat": seat, "why": entry.detail}
     if entry.kind in ("nick", "nick_restored"):
         if entry.ok:
-            return gettext("№%(seat)s: номер в нике") % {"seat": seat} if entry.kind == "nick" else gettext("№%(seat)s: ник возвращён") % {"seat": seat}
+            return (
+                gettext("№%(seat)s: номер в нике") % {"seat": seat}
+                if entry.kind == "nick"
+                else gettext("№%(seat)s: ник возвращён") % {"seat": seat}
+            )
         return gettext("№%(seat)s: ник не изменён — %(why)s") % {"seat": seat, "why": entry.detail}
     if "40032" in entry.detail:
         why = gettext("не в голосовом канале — бот повторит, когда он зайдёт")
@@ -55,8 +61,16 @@ def entry_text(entry: VoiceJournal) -> str:
     else:
         why = entry.detail
     if entry.kind == voice_services.MUTE:
-        return (gettext("№%(seat)s: мут не поставлен — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s в муте") % {"seat": seat}
-    return (gettext("№%(seat)s: мут не снят — %(why)s") % {"seat": seat, "why": why}) if not entry.ok else gettext("№%(seat)s без мута") % {"seat": seat}
+        return (
+            (gettext("№%(seat)s: мут не поставлен — %(why)s") % {"seat": seat, "why": why})
+            if not entry.ok
+            else gettext("№%(seat)s в муте") % {"seat": seat}
+        )
+    return (
+        (gettext("№%(seat)s: мут не снят — %(why)s") % {"seat": seat, "why": why})
+        if not entry.ok
+        else gettext("№%(seat)s без мута") % {"seat": seat}
+    )
 
 
 def silence_text(event: SilenceEvent) -> str:
@@ -78,7 +92,9 @@ def _recheck_mark(mark: dict[str, Any] | None, *, missing: str) -> str:
     if status == "ok" and candidate is not None:
         return gettext("за №%(n)s") % {"n": candidate}
     return {
-        "repeat": gettext("повтор"), "before_line": gettext("до черты"), "after_line": gettext("после черты"),
+        "repeat": gettext("повтор"),
+        "before_line": gettext("до черты"),
+        "after_line": gettext("после черты"),
         "not_his_turn": gettext("не в счёт"),
     }.get(str(status), str(status))
 
@@ -89,7 +105,10 @@ def recheck_lines(recheck: VoteRecheck) -> list[str]:
     for change in recheck.changes:
         before = _recheck_mark(change.get("before"), missing=gettext("не получен"))
         after = _recheck_mark(change.get("after"), missing=gettext("нет в канале"))
-        lines.append(gettext("№%(seat)s «+»: %(before)s → %(after)s") % {"seat": change.get("seat"), "before": before, "after": after})
+        lines.append(
+            gettext("№%(seat)s «+»: %(before)s → %(after)s")
+            % {"seat": change.get("seat"), "before": before, "after": after}
+        )
     return lines
 
 
@@ -99,11 +118,17 @@ def voice_strip(game: Game) -> dict[str, Any]:
     journal = VoiceJournal.objects.filter(game=game)
     alerts = [{"e": e, "text": entry_text(e)} for e in journal.filter(kind__in=ALERTS)[:8]]
     failures = [{"e": e, "text": entry_text(e)} for e in journal.filter(ok=False)[:5]]
-    tech = [{"e": e, "text": gettext("№%(seat)s просит техпаузу (D7)") % {"seat": e.seat}} for e in journal.filter(kind=voice_services.TECH_REQUEST, at__gte=game.updated_at)[:3]]
+    tech = [
+        {"e": e, "text": gettext("№%(seat)s просит техпаузу (D7)") % {"seat": e.seat}}
+        for e in journal.filter(kind=voice_services.TECH_REQUEST, at__gte=game.updated_at)[:3]
+    ]
     return {
         "game": game,
         "tech": tech,
-        "vote_counted": DiscordLink.objects.filter(game=game).exclude(vote_key="").exclude(text_channel_id__isnull=True).exists(),
+        "vote_counted": DiscordLink.objects.filter(game=game)
+        .exclude(vote_key="")
+        .exclude(text_channel_id__isnull=True)
+        .exists(),
         "recheck": (recheck := recheck_services.latest(game)),
         "recheck_lines": recheck_lines(recheck) if recheck is not None else [],
         "silence": [{"e": e, "text": silence_text(e)} for e in silence_services.open_events(game)],

@@ -45,7 +45,9 @@ CLOSE_FORBIDDEN = 4403
 
 def fanout_mode(scope: dict[str, Any]) -> str:
     mode = str(getattr(settings, "BOARD_FANOUT", os.environ.get("BOARD_FANOUT", "hub")) or "hub")
-    allow_flag = getattr(settings, "BOARD_ALLOW_FANOUT_FLAG", os.environ.get("BOARD_ALLOW_FANOUT_FLAG", "") in ("1", "true", "yes"))
+    allow_flag = getattr(
+        settings, "BOARD_ALLOW_FANOUT_FLAG", os.environ.get("BOARD_ALLOW_FANOUT_FLAG", "") in ("1", "true", "yes")
+    )
     if allow_flag:
         flag = _query(scope).get("fanout", "")
         if flag in ("hub", "plain"):

@@ -247,7 +247,9 @@ class Hub:
         """The layer stopped answering: close every local socket so its browser says so and reconnects."""
         self.layer_lost += 1
         sinks = {sink for group in self.sinks.values() for sink in group}
-        log.warning("board hub: the channel layer does not answer; closing %d board sockets (they reconnect)", len(sinks))
+        log.warning(
+            "board hub: the channel layer does not answer; closing %d board sockets (they reconnect)", len(sinks)
+        )
         # Forgotten first: the sockets' disconnects then need no layer call.
         self.sinks.clear()
         self.joined.clear()

@@ -148,7 +148,12 @@ def board_frame(game: Game, *, snapshot: bool = False, lang: str | None = None) 
     """
     lang = frame_language(lang)
     facts = current_facts(game)
-    key = (game.public_rev, epoch_ms(game.public_at), str(game.status), hashlib.sha256(repr(facts).encode()).hexdigest() if not game.public_facts else "")
+    key = (
+        game.public_rev,
+        epoch_ms(game.public_at),
+        str(game.status),
+        hashlib.sha256(repr(facts).encode()).hexdigest() if not game.public_facts else "",
+    )
     with override(lang):
         hit = body_cache.get(f"board:{lang}", game.pk, key)
         if hit is None:
@@ -159,7 +164,10 @@ def board_frame(game: Game, *, snapshot: bool = False, lang: str | None = None) 
             view, body = hit
         clock = public_clock_view(facts)
         pause = tech_pause_view(game, facts)
-        head = render_to_string(f"{BOARD_TEMPLATE}#board-live", {"board": view, "clock": clock, "pause": pause, "snapshot": snapshot, "lang": lang})
+        head = render_to_string(
+            f"{BOARD_TEMPLATE}#board-live",
+            {"board": view, "clock": clock, "pause": pause, "snapshot": snapshot, "lang": lang},
+        )
     return Frame(game.pk, game.public_rev, view["at"], _compact(head) + body)
 
 
@@ -172,7 +180,9 @@ def board_frame_for(game_id: int, *, snapshot: bool = False, lang: str | None = 
     return board_frame(game, snapshot=snapshot, lang=lang)
 
 
-def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool = False, lang: str | None = None) -> Frame:
+def overlay_frame(
+    game: Game, *, as_of: datetime | None = None, snapshot: bool = False, lang: str | None = None
+) -> Frame:
     lang = frame_language(lang)
     key = (game.seq, epoch_ms(game.updated_at), game.overlay_delay_seconds, token_digest(game.overlay_token))
     with override(lang):
@@ -188,7 +198,10 @@ def overlay_frame(game: Game, *, as_of: datetime | None = None, snapshot: bool =
         clock = clock_view(game, visible=as_of is None and not view["over"])
         paused = view["status"] == "running" and tech_pause_running(game, as_of)
         scene = overlay_scene(status=view["status"], phase=view["phase"], step=view["step"], paused=paused)
-        head = render_to_string(f"{OVERLAY_TEMPLATE}#overlay-live", {"ov": view, "clock": clock, "snapshot": snapshot, "lang": lang, "scene": scene})
+        head = render_to_string(
+            f"{OVERLAY_TEMPLATE}#overlay-live",
+            {"ov": view, "clock": clock, "snapshot": snapshot, "lang": lang, "scene": scene},
+        )
     return Frame(game.pk, view["seq"], view["at"], _compact(head) + body)
 
 
@@ -231,7 +244,12 @@ def _server_loop() -> asyncio.AbstractEventLoop | None:
     """The ASGI server's event loop when this sync code runs in a request thread of it."""
     loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
     pid = getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None)
-    if not isinstance(loop, asyncio.AbstractEventLoop) or pid != os.getpid() or loop.is_closed() or not loop.is_running():
+    if (
+        not isinstance(loop, asyncio.AbstractEventLoop)
+        or pid != os.getpid()
+        or loop.is_closed()
+        or not loop.is_running()
+    ):
         return None
     return loop
 
@@ -321,7 +339,9 @@ def _message(kind: str, group: str, game_id: int, frames: dict[str, Frame]) -> d
     }
 
 
-async def _send_all(layer: Any, game_id: int, board_frames: dict[str, Frame], overlay_frames: dict[str, Frame], digest: str) -> None:
+async def _send_all(
+    layer: Any, game_id: int, board_frames: dict[str, Frame], overlay_frames: dict[str, Frame], digest: str
+) -> None:
     group = board_group(game_id)
     hub = peek_hub()
     delivered = None
@@ -339,14 +359,30 @@ async def _send_all(layer: Any, game_id: int, board_frames: dict[str, Frame], ov
     if overlay_frames:
         overlay = _message(OVERLAY_UPDATE, overlay_group(game_id), game_id, overlay_frames)
     else:
-        overlay = {"type": OVERLAY_UPDATE, "group": overlay_group(game_id), "game_id": game_id, "seq": 0, "at": 0, "html": "", "html_by_lang": {}}
+        overlay = {
+            "type": OVERLAY_UPDATE,
+            "group": overlay_group(game_id),
+            "game_id": game_id,
+            "seq": 0,
+            "at": 0,
+            "html": "",
+            "html_by_lang": {},
+        }
     overlay["token_digest"] = digest
     await layer.group_send(overlay_group(game_id), overlay)
     if hub is not None:
         await hub.wait(delivered, timeout=0.25)
 
 
-def on_game_changed(sender: Any, game_id: int, seq: int = 0, status: str = "", clock_only: bool = False, public: bool = True, **kwargs: Any) -> None:
+def on_game_changed(
+    sender: Any,
+    game_id: int,
+    seq: int = 0,
+    status: str = "",
+    clock_only: bool = False,
+    public: bool = True,
+    **kwargs: Any,
+) -> None:
     """games.signals.game_changed receiver: runs after the commit, in the writer's process."""
     _publish(game_id, public)
 

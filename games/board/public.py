@@ -35,7 +35,9 @@ from games.reading import tech_pause_start
 # Steps whose name, speaker and clock the public board may show while the game
 # runs. The night steps after N0 are masked: which of them happen reveals who
 # is still at the table (a captain who left has no check step, FORMAT.md).
-PUBLIC_STEPS = frozenset({"dogovorka", "free_seating", "speech", "voting", "tie_speech", "lift_vote", "last_word", "finished"})
+PUBLIC_STEPS = frozenset(
+    {"dogovorka", "free_seating", "speech", "voting", "tie_speech", "lift_vote", "last_word", "finished"}
+)
 OVER = (GameStatus.FINISHED, GameStatus.ANNULLED)
 
 
@@ -61,7 +63,12 @@ def _morning_waiting(game: Game, ps: dict[str, Any], status: str, previous: dict
     host announces it); every morning waits the same way, whatever the roles."""
     if status != "running" or not previous or not previous.get("night"):
         return False
-    if not (game.clock_duration_ms > 0 and game.clock_started_at is None and game.clock_elapsed_ms == 0 and game.timeout_since is None):
+    if not (
+        game.clock_duration_ms > 0
+        and game.clock_started_at is None
+        and game.clock_elapsed_ms == 0
+        and game.timeout_since is None
+    ):
         return False
     day = ps.get("day")
     if ps.get("phase") == "night":
@@ -87,17 +94,29 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
     step = ps.get("step")
     step_public = not night and (over or step in PUBLIC_STEPS)
 
-    nicknames = {str(no): nick for no, nick in GameSeat.objects.filter(game=game).order_by("seat_no").values_list("seat_no", "nickname")}
+    nicknames = {
+        str(no): nick
+        for no, nick in GameSeat.objects.filter(game=game).order_by("seat_no").values_list("seat_no", "nickname")
+    }
     warnings: dict[str, int] = defaultdict(int)
     grey: dict[str, int] = defaultdict(int)
-    for kind, seat in Penalty.objects.filter(game=game, kind__in=("warning", "grey_card")).order_by("action__seq").values_list("kind", "seat"):
+    for kind, seat in (
+        Penalty.objects.filter(game=game, kind__in=("warning", "grey_card"))
+        .order_by("action__seq")
+        .values_list("kind", "seat")
+    ):
         if seat:
             (warnings if kind == "warning" else grey)[str(seat)] += 1
 
     rounds: OrderedDict[int, dict[str, Any]] = OrderedDict()
     rows = Vote.objects.filter(game=game).order_by("action__seq", "voter_seat")
-    for action_id, rday, round_no, kind, voter, candidate, lift_yes, auto in rows.values_list("action_id", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto"):
-        r = rounds.setdefault(action_id, {"day": rday, "round": round_no, "kind": kind, "candidates": {}, "order": [], "yes": [], "no": []})
+    for action_id, rday, round_no, kind, voter, candidate, lift_yes, auto in rows.values_list(
+        "action_id", "day", "round_no", "kind", "voter_seat", "candidate_seat", "lift_yes", "auto"
+    ):
+        r = rounds.setdefault(
+            action_id,
+            {"day": rday, "round": round_no, "kind": kind, "candidates": {}, "order": [], "yes": [], "no": []},
+        )
         if kind == "lift":
             (r["yes"] if lift_yes else r["no"]).append(voter)
         else:
@@ -106,11 +125,21 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
                 r["candidates"][candidate] = []
             r["candidates"][candidate].append([voter, bool(auto)])
     votes = [
-        {"day": r["day"], "round": r["round"], "kind": r["kind"], "candidates": [[c, r["candidates"][c]] for c in r["order"]], "yes": r["yes"], "no": r["no"]}
+        {
+            "day": r["day"],
+            "round": r["round"],
+            "kind": r["kind"],
+            "candidates": [[c, r["candidates"][c]] for c in r["order"]],
+            "yes": r["yes"],
+            "no": r["no"],
+        }
         for r in rounds.values()
     ]
     nominations = [
-        [d, b, t, res == "supported"] for d, b, t, res in Nomination.objects.filter(game=game).order_by("action__seq").values_list("day", "by_seat", "target_seat", "result")
+        [d, b, t, res == "supported"]
+        for d, b, t, res in Nomination.objects.filter(game=game)
+        .order_by("action__seq")
+        .values_list("day", "by_seat", "target_seat", "result")
     ]
 
     clock = None
@@ -126,15 +155,28 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
     begun = tech_pause_start(game)
     if begun is not None:
         pause = {"seat": begun["seat"], "started_at": _ms(begun["started_at"]), "ended_at": None}
-    elif night and previous and previous.get("night") and previous.get("day") == ps.get("day") and previous.get("tech_pause"):
+    elif (
+        night
+        and previous
+        and previous.get("night")
+        and previous.get("day") == ps.get("day")
+        and previous.get("tech_pause")
+    ):
         # A pause asked for aloud in this Night: the host's next action is a
         # night action, so it does not end the pause on the board (see above);
         # an undo of the pause itself does.
         kept = previous["tech_pause"]
-        asked = game.actions.filter(undone_at__isnull=True, payload__do="tech_pause").values_list("created_at", flat=True)
+        asked = game.actions.filter(undone_at__isnull=True, payload__do="tech_pause").values_list(
+            "created_at", flat=True
+        )
         if any(_ms(at) == kept.get("started_at") for at in asked):
             pause = dict(kept)
-    if pause is not None and game.tech_pause_ended_at is not None and pause["started_at"] is not None and _ms(game.tech_pause_ended_at) >= pause["started_at"]:
+    if (
+        pause is not None
+        and game.tech_pause_ended_at is not None
+        and pause["started_at"] is not None
+        and _ms(game.tech_pause_ended_at) >= pause["started_at"]
+    ):
         pause["ended_at"] = _ms(game.tech_pause_ended_at)
 
     winner = ps.get("winner")
@@ -148,7 +190,11 @@ def public_facts(game: Game, previous: dict[str, Any] | None = None) -> dict[str
         "step": step if step_public else None,
         "speaker": ps.get("speaker") if step_public else None,
         "at_table": [int(s) for s in ps.get("at_table") or []],
-        "left": [{"seat": int(e["seat"]), "how": e.get("how"), "day": e.get("day"), "phase": e.get("phase")} for e in ps.get("left") or [] if e.get("seat")],
+        "left": [
+            {"seat": int(e["seat"]), "how": e.get("how"), "day": e.get("day"), "phase": e.get("phase")}
+            for e in ps.get("left") or []
+            if e.get("seat")
+        ],
         "nominees": [int(s) for s in ps.get("nominees") or []],
         "fouls": {str(k): int(v) for k, v in sorted((ps.get("fouls") or {}).items())},
         "winner": None if night else winner,

@@ -29,13 +29,17 @@ def broadcasts_suppressed() -> Iterator[None]:
         _suppressed.on = before
 
 
-def publish_game_changed(game_id: int, seq: int, status: str = "", clock_only: bool = False, public: bool = True) -> None:
+def publish_game_changed(
+    game_id: int, seq: int, status: str = "", clock_only: bool = False, public: bool = True
+) -> None:
     """`public`: the public facts changed (games.board.public); False for a
     change only the host and the overlay see (a night action, say)."""
     if getattr(_suppressed, "on", False):
         return
     # A failing receiver (a channel layer that is down, say) must never turn
     # a committed host action into an error page: the action is durable.
-    for receiver, result in game_changed.send_robust(sender=None, game_id=game_id, seq=seq, status=status, clock_only=clock_only, public=public):
+    for receiver, result in game_changed.send_robust(
+        sender=None, game_id=game_id, seq=seq, status=status, clock_only=clock_only, public=public
+    ):
         if isinstance(result, Exception):
             log.warning("game_changed receiver %r failed: %s", receiver, result, exc_info=result)

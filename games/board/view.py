@@ -124,7 +124,17 @@ def public_clock_view(facts: dict[str, Any]) -> dict[str, Any]:
     """
     c = facts.get("clock")
     if not c:
-        return {"visible": False, "running": False, "timeout": False, "remaining_ms": "", "duration_ms": "", "deadline_ms": "", "deadline_iso": "", "server_ms": "", "text": ""}
+        return {
+            "visible": False,
+            "running": False,
+            "timeout": False,
+            "remaining_ms": "",
+            "duration_ms": "",
+            "deadline_ms": "",
+            "deadline_iso": "",
+            "server_ms": "",
+            "text": "",
+        }
     fields = _StoredClock(
         clock_duration_ms=int(c["duration_ms"]),
         clock_elapsed_ms=int(c["elapsed_ms"]),
@@ -243,7 +253,14 @@ def public_view(game: Game, facts: dict[str, Any] | None = None) -> dict[str, An
                 "no": no,
                 "nickname": nicknames.get(no, ""),
                 "present": no in at_table,
-                "left": ({"how": _how_label(str(gone.get("how", ""))), "when": _phase_label(gone.get("phase"), gone.get("day"))} if gone else None),
+                "left": (
+                    {
+                        "how": _how_label(str(gone.get("how", ""))),
+                        "when": _phase_label(gone.get("phase"), gone.get("day")),
+                    }
+                    if gone
+                    else None
+                ),
                 "fouls": fouls.get(no, 0),
                 "warnings": warnings.get(no, 0),
                 "grey_cards": grey.get(no, 0),
@@ -256,21 +273,32 @@ def public_view(game: Game, facts: dict[str, Any] | None = None) -> dict[str, An
 
     votes = []
     for r in f.get("votes") or []:
-        kind_label = {"vote": _("Голосование"), "revote": _("Переголосование"), "lift": _("Подъём всех")}.get(r["kind"], "")
+        kind_label = {"vote": _("Голосование"), "revote": _("Переголосование"), "lift": _("Подъём всех")}.get(
+            r["kind"], ""
+        )
         votes.append(
             {
                 "day": r["day"],
                 "label": f"{_phase_label('day', r['day'])} · {kind_label}",
                 "lift": r["kind"] == "lift",
                 "candidates": [
-                    {"seat": c, "nickname": nicknames.get(c, ""), "count": len(v), "voters": [x[0] for x in v], "auto": [x[0] for x in v if x[1]]}
+                    {
+                        "seat": c,
+                        "nickname": nicknames.get(c, ""),
+                        "count": len(v),
+                        "voters": [x[0] for x in v],
+                        "auto": [x[0] for x in v if x[1]],
+                    }
                     for c, v in r["candidates"]
                 ],
                 "yes": r["yes"],
                 "no": r["no"],
             }
         )
-    nominations = [{"day": d, "by": b, "target": t, "nickname": nicknames.get(t, ""), "supported": sup} for d, b, t, sup in f.get("nominations") or []]
+    nominations = [
+        {"day": d, "by": b, "target": t, "nickname": nicknames.get(t, ""), "supported": sup}
+        for d, b, t, sup in f.get("nominations") or []
+    ]
     today = [n for n in nominations if phase == "day" and n["day"] == day]
     cancelled = {"day": day, "phase": phase, "step": step, "votes_cancelled": f.get("votes_cancelled") or []}
     winner = f.get("final_winner") if over else f.get("winner")
@@ -314,10 +342,14 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
         except (TypeError, ValueError):
             return "—"
 
-    nights: dict[int, dict[str, Any]] = defaultdict(lambda: {"shots": [], "victim": None, "checks": [], "best_move": None})
+    nights: dict[int, dict[str, Any]] = defaultdict(
+        lambda: {"shots": [], "victim": None, "checks": [], "best_move": None}
+    )
     for e in state.record.shots:
         n = nights[int(e.get("night") or 0)]
-        n["shots"] = [{"by": nick(b), "target": nick(t) if t is not None else "—"} for b, t in (e.get("by") or {}).items()]
+        n["shots"] = [
+            {"by": nick(b), "target": nick(t) if t is not None else "—"} for b, t in (e.get("by") or {}).items()
+        ]
         n["victim"] = nick(e["victim"]) if e.get("victim") is not None else str(_("Промах"))
     for e in state.record.checks:
         result = e.get("result")
@@ -327,7 +359,9 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
         else:
             text = _("Чёрный") if result == "black" else _("Красный")
             who = vocabulary.ROLES("sheriff")
-        nights[int(e.get("night") or 0)]["checks"].append({"who": str(who), "target": nick(e.get("target")), "result": str(text)})
+        nights[int(e.get("night") or 0)]["checks"].append(
+            {"who": str(who), "target": nick(e.get("target")), "result": str(text)}
+        )
     for e in state.record.best_moves:
         if e.get("passed"):
             verdict = _("Пас")
@@ -335,7 +369,11 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
             verdict = _("Принят, чёрных: %(n)s") % {"n": e.get("blacks") or 0}
         else:
             verdict = _("Не принят")
-        nights[int(e.get("night") or 0)]["best_move"] = {"seat": nick(e.get("seat")), "seats": [nick(s) for s in e.get("seats") or []], "verdict": str(verdict)}
+        nights[int(e.get("night") or 0)]["best_move"] = {
+            "seat": nick(e.get("seat")),
+            "seats": [nick(s) for s in e.get("seats") or []],
+            "verdict": str(verdict),
+        }
     penalties = []
     for e in state.record.penalties:
         penalties.append(
@@ -348,7 +386,10 @@ def _protocol(game: Game, nicknames: dict[int, str]) -> dict[str, Any]:
                 "reason": reason_text(e.get("reason") or "", None, get_language() or "ru"),
             }
         )
-    winks = [{"by": nick(e.get("by")), "target": nick(e.get("target")), "when": _phase_label(e.get("phase"), e.get("day"))} for e in state.record.winks]
+    winks = [
+        {"by": nick(e.get("by")), "target": nick(e.get("target")), "when": _phase_label(e.get("phase"), e.get("day"))}
+        for e in state.record.winks
+    ]
     best = public.get("best_move") or None
     return {
         "nights": [{"label": _phase_label("night", k), **v} for k, v in sorted(nights.items())],
@@ -369,7 +410,11 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         at = epoch_ms(game.updated_at)
     else:
         rows = GameAction.objects.filter(game=game, created_at__lte=as_of)
-        actions = list(rows.filter(Q(undone_at__isnull=True) | Q(undone_at__gt=as_of)).order_by("seq").values_list("payload", flat=True))
+        actions = list(
+            rows.filter(Q(undone_at__isnull=True) | Q(undone_at__gt=as_of))
+            .order_by("seq")
+            .values_list("payload", flat=True)
+        )
         # Game.seq counts recorded actions plus undos (services).
         seq = rows.count() + GameAction.objects.filter(game=game, undone_at__lte=as_of).count()
         at = epoch_ms(as_of)
@@ -419,7 +464,9 @@ def overlay_view(game: Game, *, as_of: datetime | None = None) -> dict[str, Any]
         "as_of": as_of is not None,
         "status": status,
         "over": over,
-        "phase_label": _phase_name(ps.get("phase"), ps.get("day"), ps.get("step")) if status == "running" else _status_label(status),
+        "phase_label": _phase_name(ps.get("phase"), ps.get("day"), ps.get("step"))
+        if status == "running"
+        else _status_label(status),
         "step_label": _step_label(ps.get("step")),
         "speaker": ps.get("speaker"),
         "speaker_nickname": players[ps["speaker"] - 1] if ps.get("speaker") and len(players) >= ps["speaker"] else "",

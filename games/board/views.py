@@ -82,7 +82,10 @@ def _as_of(game: Game) -> datetime | None:
 
 # The overlay may talk to obs-websocket on the streamer's own machine (static/js/overlay-obs.js).
 _CSP: dict[str, list[str]] = settings.SECURE_CSP  # type: ignore[assignment]  # a dict of lists (settings.py)
-OVERLAY_CSP: dict[str, list[str]] = {**_CSP, "connect-src": [*_CSP.get("connect-src", []), "ws://127.0.0.1:*", "ws://localhost:*"]}
+OVERLAY_CSP: dict[str, list[str]] = {
+    **_CSP,
+    "connect-src": [*_CSP.get("connect-src", []), "ws://127.0.0.1:*", "ws://localhost:*"],
+}
 
 
 @require_safe
@@ -102,7 +105,9 @@ def overlay_page(request: HttpRequest, game_id: int, token: str | None = None) -
             "frame_html": frame.html,
             "title": game.display_title,
             "ws_path": _ws_path("overlay", game.pk, token=game.overlay_token, lang=lang),
-            "snapshot_url": reverse("board:overlay-snapshot", args=[game.pk]) + "?" + urlencode({"token": game.overlay_token, "lang": lang}),
+            "snapshot_url": reverse("board:overlay-snapshot", args=[game.pk])
+            + "?"
+            + urlencode({"token": game.overlay_token, "lang": lang}),
         },
     )
 

@@ -90,7 +90,6 @@ JS_TEXTS = (
 )
 
 
-
 def answer(state: Any, index: int) -> str:
     """What the host says aloud after this action: «Принято», «Шериф», …"""
     for n in state.record.nominations[-1:]:
@@ -144,12 +143,21 @@ def page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
     board = _reverse_or("board:board", game.pk, fallback=f"/games/{game.pk}/board/")
     overlay = ""
     if game.overlay_token:
-        overlay = _reverse_or("board:overlay", game.pk, game.overlay_token, fallback=f"/games/{game.pk}/overlay/{game.overlay_token}/")
+        overlay = _reverse_or(
+            "board:overlay", game.pk, game.overlay_token, fallback=f"/games/{game.pk}/overlay/{game.overlay_token}/"
+        )
         overlay = request.build_absolute_uri(overlay)
     lang_en = (getattr(request, "LANGUAGE_CODE", "ru") or "ru").startswith("en")
     reasons: dict[str, list[dict[str, str]]] = {k: [] for k in PENALTY_ORDER}
     for r in PENALTY_REASONS:
-        reasons.setdefault(r["penalty"], []).append({"code": r["code"], "text": r["text_en"] if lang_en else r["text_ru"], "rule": r["rule"], "penalty": r["penalty"]})
+        reasons.setdefault(r["penalty"], []).append(
+            {
+                "code": r["code"],
+                "text": r["text_en"] if lang_en else r["text_ru"],
+                "rule": r["rule"],
+                "penalty": r["penalty"],
+            }
+        )
     return {
         "board_url": board,
         "board_abs_url": request.build_absolute_uri(board),
@@ -216,7 +224,9 @@ def console_context(game: Game) -> dict[str, Any]:
                 "team": "black" if role in ("don", "mafia") else "red",
                 "at_table": no in state.at_table,
                 "left": entry,
-                "left_text": f"{pt.left_how_text(entry['how'])} · {pt.when_text(entry['day'], entry['phase'])}" if entry else "",
+                "left_text": f"{pt.left_how_text(entry['how'])} · {pt.when_text(entry['day'], entry['phase'])}"
+                if entry
+                else "",
                 "fouls": n_fouls,
                 "foul_pips": [i < n_fouls for i in range(limits.fouls_to_remove)],
                 "warnings": state.warnings.get(no, 0),
@@ -242,7 +252,16 @@ def console_context(game: Game) -> dict[str, Any]:
     ctx: dict[str, Any] = {
         "game": game,
         # Reversed once here, not per tile in the template.
-        "urls": {name: reverse(f"games:{view}", args=[pk]) for name, view in (("act", "act"), ("undo", "undo"), ("clock", "clock"), ("fragment", "console_fragment"), ("tech_pause_end", "tech_pause_end"))},
+        "urls": {
+            name: reverse(f"games:{view}", args=[pk])
+            for name, view in (
+                ("act", "act"),
+                ("undo", "undo"),
+                ("clock", "clock"),
+                ("fragment", "console_fragment"),
+                ("tech_pause_end", "tech_pause_end"),
+            )
+        },
         "running": state.status == "running",
         "state": state,
         "public": state.public_dict(),
@@ -268,7 +287,9 @@ def console_context(game: Game) -> dict[str, Any]:
         "cancelled_votes": pt.cancelled_votes(state),
         # Played while the step's own clock waits for them (issue 26-2); once it
         # started (here or on the host's other device) the wake-ups are over.
-        "ghost_captains": pt.ghost_captains(state) if game.clock_started_at is None and game.clock_elapsed_ms == 0 else [],
+        "ghost_captains": pt.ghost_captains(state)
+        if game.clock_started_at is None and game.clock_elapsed_ms == 0
+        else [],
         # Issue 26-4: the step's clock waits, full, for the host's Space after
         # his «В городе ночь» / «Доброе утро» (started, it is an ordinary step).
         "clock_waits": _clock_waits_for_host(game, state),
@@ -280,11 +301,18 @@ def console_context(game: Game) -> dict[str, Any]:
 
 
 def _clock_waits_for_host(game: Game, state: Any) -> bool:
-    full_and_paused = game.clock_duration_ms > 0 and game.clock_started_at is None and game.clock_elapsed_ms == 0 and game.timeout_since is None
+    full_and_paused = (
+        game.clock_duration_ms > 0
+        and game.clock_started_at is None
+        and game.clock_elapsed_ms == 0
+        and game.timeout_since is None
+    )
     return full_and_paused and script.host_speaks_first(state)
 
 
-def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dict[str, Any]], roles: dict[int, str]) -> dict[str, Any]:
+def _panel_context(
+    state: Any, by_do: dict[str, dict[str, Any]], seats: list[dict[str, Any]], roles: dict[int, str]
+) -> dict[str, Any]:
     """The step panel: which one, and what it offers (only legal options)."""
     ctx: dict[str, Any] = {}
     step = state.step
@@ -334,18 +362,26 @@ def _panel_context(state: Any, by_do: dict[str, dict[str, Any]], seats: list[dic
         ctx["check"] = {"by": step, "seat": v.get("seat"), "targets": v["targets"]}
     elif step == "best_move":
         v = by_do["best_move"]
-        ctx["best"] = {"seat": v.get("seat"), "targets": v["targets"], "max": v.get("max", 3), "key": f"best-{state.day}-{v.get('seat')}"}
+        ctx["best"] = {
+            "seat": v.get("seat"),
+            "targets": v["targets"],
+            "max": v.get("max", 3),
+            "key": f"best-{state.day}-{v.get('seat')}",
+        }
     if state.phase == "night" and state.day:
         night_checks = [c for c in state.record.checks if c.get("night") == state.day]
         ctx["night_checks"] = [
-            {"by": c["by"], "target": c["target"], "answer": pt.check_answer(c), "captain": state.seat_of(c["by"])} for c in night_checks
+            {"by": c["by"], "target": c["target"], "answer": pt.check_answer(c), "captain": state.seat_of(c["by"])}
+            for c in night_checks
         ]
         shots = [s for s in state.record.shots if s.get("night") == state.day]
         ctx["night_shot"] = shots[-1] if shots else None
     return ctx
 
 
-def _side_context(game: Game, state: Any, by_do: dict[str, dict[str, Any]], last_action: dict[str, Any] | None, seqs: list[int]) -> dict[str, Any]:
+def _side_context(
+    game: Game, state: Any, by_do: dict[str, dict[str, Any]], last_action: dict[str, Any] | None, seqs: list[int]
+) -> dict[str, Any]:
     """Winks (N12), technical pauses (D7), undo."""
     r = state.regulations
     wink = by_do.get("wink")
@@ -354,7 +390,15 @@ def _side_context(game: Game, state: Any, by_do: dict[str, dict[str, Any]], last
         for seat, role in sorted((int(k), v) for k, v in (state.roles or {}).items()):
             if role in ("sheriff", "don", "mafia") and seat in state.at_table:
                 used = state.winks.get(seat, 0)
-                winkers.append({"seat": seat, "role": pt.role_name(role), "used": used, "left": max(0, r.winks_per_player - used), "can": bool(wink and seat in wink["by"])})
+                winkers.append(
+                    {
+                        "seat": seat,
+                        "role": pt.role_name(role),
+                        "used": used,
+                        "left": max(0, r.winks_per_player - used),
+                        "can": bool(wink and seat in wink["by"]),
+                    }
+                )
     pause = by_do.get("tech_pause")
     round_no = state.day if state.day is not None else 0
     tp = {

@@ -85,10 +85,14 @@ def split_nicknames(text: str) -> list[str]:
 
 def check_nicknames(players: list[str], field: str = "players") -> list[str]:
     if len(players) != 10:
-        raise ActionFormError(field, gettext("нужно ровно 10 никнеймов, по одному в строке (сейчас %(n)s)") % {"n": len(players)})
+        raise ActionFormError(
+            field, gettext("нужно ровно 10 никнеймов, по одному в строке (сейчас %(n)s)") % {"n": len(players)}
+        )
     too_long = [p for p in players if len(p) > MAX_NICK]
     if too_long:
-        raise ActionFormError(field, gettext("никнейм длиннее %(n)s символов: %(nick)s") % {"n": MAX_NICK, "nick": too_long[0][:20]})
+        raise ActionFormError(
+            field, gettext("никнейм длиннее %(n)s символов: %(nick)s") % {"n": MAX_NICK, "nick": too_long[0][:20]}
+        )
     seen: set[str] = set()
     for p in players:
         # One nickname whatever its case, ё/е or Latin look-alike letters (games/rules/nicknames.py).

@@ -136,7 +136,12 @@ def step_title(state: GameState) -> StepTitle:
         return _seat(seat) if seat else ""
 
     if state.status == "setup":
-        return StepTitle(gettext("Подготовка"), gettext("Рассадка и роли"), gettext("Игроки присылают в ЛС роль и номер (S2)."), "setup")
+        return StepTitle(
+            gettext("Подготовка"),
+            gettext("Рассадка и роли"),
+            gettext("Игроки присылают в ЛС роль и номер (S2)."),
+            "setup",
+        )
     if state.status == "annulled":
         return StepTitle(gettext("Игра окончена"), gettext("Игра аннулирована: переигровка"), "", "over")
     if state.status == "finished":
@@ -146,7 +151,12 @@ def step_title(state: GameState) -> StepTitle:
     tone = "night" if night else "day"
     r = state.regulations
     if step == "dogovorka":
-        return StepTitle(gettext("В городе ночь"), gettext("Договорка"), gettext("«В городе более глубокая ночь, у Мафии минута на договорку»"), tone)
+        return StepTitle(
+            gettext("В городе ночь"),
+            gettext("Договорка"),
+            gettext("«В городе более глубокая ночь, у Мафии минута на договорку»"),
+            tone,
+        )
     if step == "free_seating":
         return StepTitle(gettext("В городе ночь"), gettext("Свободная посадка"), gettext("«Свободная посадка»"), tone)
     if step == "speech":
@@ -158,14 +168,38 @@ def step_title(state: GameState) -> StepTitle:
             say = gettext("3 фола: %(s)s секунд (F6)") % {"s": state.speech_seconds}
         return StepTitle(phase, title, say, tone)
     if step == "tie_speech":
-        return StepTitle(phase, gettext("Речь 30 секунд %(who)s") % {"who": nick(state.speaker)}, gettext("Оправдательные речи в порядке выставления (V8)"), tone)
+        return StepTitle(
+            phase,
+            gettext("Речь 30 секунд %(who)s") % {"who": nick(state.speaker)},
+            gettext("Оправдательные речи в порядке выставления (V8)"),
+            tone,
+        )
     if step == "voting" and state.vote_round:
         # Issue 26-9: the revote (V7) is announced as one, after the tie speeches.
-        return StepTitle(phase, gettext("Переголосование"), gettext("«Оправдательные речи окончены, проводится переголосование, даю 5 секунд закончить жестикуляцию в чате»"), tone)
+        return StepTitle(
+            phase,
+            gettext("Переголосование"),
+            gettext(
+                "«Оправдательные речи окончены, проводится переголосование, даю 5 секунд закончить жестикуляцию в чате»"
+            ),
+            tone,
+        )
     if step == "voting":
-        return StepTitle(phase, gettext("Голосование"), gettext("«В городе все высказались, в городе проводится голосование, даю 5 секунд закончить жестикуляцию в чате»"), tone)
+        return StepTitle(
+            phase,
+            gettext("Голосование"),
+            gettext(
+                "«В городе все высказались, в городе проводится голосование, даю 5 секунд закончить жестикуляцию в чате»"
+            ),
+            tone,
+        )
     if step == "lift_vote":
-        return StepTitle(phase, gettext("Голосование за подъём"), gettext("«Кто за то, чтобы все голосуемые Игроки покинули Игру?»"), tone)
+        return StepTitle(
+            phase,
+            gettext("Голосование за подъём"),
+            gettext("«Кто за то, чтобы все голосуемые Игроки покинули Игру?»"),
+            tone,
+        )
     if step == "last_word":
         title = gettext("Последнее слово %(who)s") % {"who": nick(state.speaker)}
         if night:
@@ -174,15 +208,20 @@ def step_title(state: GameState) -> StepTitle:
     if step == "mafia_shot":
         return StepTitle(phase, gettext("Мафия стреляет"), gettext("«У Мафии 15 секунд сделать выбор»"), tone)
     if step == "don_check":
-        return StepTitle(phase, gettext("Дон ищет Шерифа"), gettext("«Просыпается Дон Игры, ищет Шерифа — 15 секунд»"), tone)
+        return StepTitle(
+            phase, gettext("Дон ищет Шерифа"), gettext("«Просыпается Дон Игры, ищет Шерифа — 15 секунд»"), tone
+        )
     if step == "sheriff_check":
-        return StepTitle(phase, gettext("Шериф ищет мафию"), gettext("«Просыпается Шериф, ищет мафию — 15 секунд»"), tone)
+        return StepTitle(
+            phase, gettext("Шериф ищет мафию"), gettext("«Просыпается Шериф, ищет мафию — 15 секунд»"), tone
+        )
     if step == "best_move":
         victim = state.victim
         return StepTitle(
             phase,
             gettext("Лучший ход %(who)s") % {"who": nick(victim)},
-            gettext("«Ночь продолжается, игрок №%(n)s, Вы выведены из игры. У вас есть 20 секунд на лучший ход»") % {"n": victim or "?"},
+            gettext("«Ночь продолжается, игрок №%(n)s, Вы выведены из игры. У вас есть 20 секунд на лучший ход»")
+            % {"n": victim or "?"},
             tone,
         )
     return StepTitle(phase, step_name(step), "", tone)
@@ -227,9 +266,15 @@ def cancelled_votes(state: GameState) -> list[CancelledVote]:
         rule = "F7"
         for p in state.record.penalties:
             if p.get("cancels_vote_day") == d:
-                rule = "F7" if p.get("day") == d else ("F10" if d >= 3 and p.get("day") == d - 1 and p.get("phase") == "day" else "F8")
+                rule = (
+                    "F7"
+                    if p.get("day") == d
+                    else ("F10" if d >= 3 and p.get("day") == d - 1 and p.get("phase") == "day" else "F8")
+                )
                 break
-        out.append(CancelledVote(d, rule, gettext("Голосование дня %(n)s не проводится (%(rule)s)") % {"n": d, "rule": rule}))
+        out.append(
+            CancelledVote(d, rule, gettext("Голосование дня %(n)s не проводится (%(rule)s)") % {"n": d, "rule": rule})
+        )
     return out
 
 
@@ -337,7 +382,11 @@ def replay_lines(
     a cached game loads only its new actions. With `cache_key` and `seqs`,
     what was described before for the same leading actions is reused. The
     returned state must not be mutated (it may be shared with the cache)."""
-    key = (cache_key, get_language(), repr(regulations.to_dict()) if regulations else None) if cache_key is not None and seqs is not None else None
+    key = (
+        (cache_key, get_language(), repr(regulations.to_dict()) if regulations else None)
+        if cache_key is not None and seqs is not None
+        else None
+    )
     entry = _CACHE.get(key) if key else None
     reuse = 0
     if entry is not None and seqs is not None:
@@ -370,10 +419,23 @@ def replay_lines(
             state.count += 1
             out.refused.append((i, exc))
             text = refused_text(action, exc)
-            out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, _prefix(before), text, str(action.get("do", "")), False, action, refused=True))  # type: ignore[arg-type]
+            out.lines.append(
+                ProtocolLine(
+                    i,
+                    seqs[i] if seqs else None,
+                    _prefix(before),  # type: ignore[arg-type]
+                    text,
+                    str(action.get("do", "")),
+                    False,
+                    action,
+                    refused=True,
+                )
+            )
             continue
         when, text, minor = describe(action, before, state, i)  # type: ignore[arg-type]
-        out.lines.append(ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action))
+        out.lines.append(
+            ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action)
+        )
     if key is not None and out.error is None and not out.refused:
         entry = _Cached(out.lines, state.copy())
         with _CACHE_LOCK:
@@ -389,7 +451,9 @@ def refused_summary(refused: list[tuple[int, RuleViolation]], seqs: list[int] | 
     if not refused:
         return ""
     items = ", ".join(f"№{seqs[i] if seqs and i < len(seqs) else i + 1} ({exc.rule})" for i, exc in refused)
-    return gettext("Игра записана по прежнему прочтению правил: по нынешним правилам не принимаются и пропущены действия %(list)s (см. протокол).") % {"list": items}
+    return gettext(
+        "Игра записана по прежнему прочтению правил: по нынешним правилам не принимаются и пропущены действия %(list)s (см. протокол)."
+    ) % {"list": items}
 
 
 def refused_text(action: dict[str, Any], exc: RuleViolation) -> str:
@@ -399,7 +463,10 @@ def refused_text(action: dict[str, Any], exc: RuleViolation) -> str:
     seat = action.get("seat")
     if isinstance(seat, int):
         what = f"{what} {_seat(seat)}"
-    return gettext("Записано: %(action)s — по нынешним правилам не принимается и пропущено (%(why)s)") % {"action": what, "why": violation_text(exc)}
+    return gettext("Записано: %(action)s — по нынешним правилам не принимается и пропущено (%(why)s)") % {
+        "action": what,
+        "why": violation_text(exc),
+    }
 
 
 def describe(action: dict[str, Any], before: GameState, after: GameState, index: int) -> tuple[str, str, bool]:
@@ -443,7 +510,9 @@ def describe(action: dict[str, Any], before: GameState, after: GameState, index:
     elif do in ("foul", "warning", "grey_card", "disqualify", "remove", "ppk"):
         parts.append(_describe_penalty(do, action, after, index))
     elif do == "wink":
-        parts.append(gettext("%(by)s подмигнул %(t)s") % {"by": _seat(action.get("by")), "t": _seat(action.get("target"))})
+        parts.append(
+            gettext("%(by)s подмигнул %(t)s") % {"by": _seat(action.get("by")), "t": _seat(action.get("target"))}
+        )
     elif do == "tech_pause":
         parts.append(gettext("технический перерыв %(s)s") % {"s": _seat(action.get("seat"))})
     elif do == "annul":
@@ -500,7 +569,10 @@ def _describe_votes(after: GameState, index: int) -> list[str]:
             for cand in v.get("candidates") or []:
                 voters = sorted(s for s, c in ballots.items() if c == int(cand))
                 named = [str(s) + ("*" if s in auto else "") for s in voters]
-                pieces.append(f"{_seat(cand)} — {totals.get(int(cand), len(voters))}" + (f" ({', '.join(named)})" if named else ""))
+                pieces.append(
+                    f"{_seat(cand)} — {totals.get(int(cand), len(voters))}"
+                    + (f" ({', '.join(named)})" if named else "")
+                )
             label = gettext("переголосование") if v.get("kind") == "revote" else gettext("голосование")
             text = f"{label}: " + "; ".join(pieces)
             if auto:
@@ -509,7 +581,11 @@ def _describe_votes(after: GameState, index: int) -> list[str]:
         outcome = v.get("outcome")
         leaving = list(v.get("leaving") or [])
         if outcome == "leave" and leaving:
-            out.append("→ " + gettext("покидает %(s)s") % {"s": _seats(leaving)} if len(leaving) == 1 else "→ " + gettext("покидают %(s)s") % {"s": _seats(leaving)})
+            out.append(
+                "→ " + gettext("покидает %(s)s") % {"s": _seats(leaving)}
+                if len(leaving) == 1
+                else "→ " + gettext("покидают %(s)s") % {"s": _seats(leaving)}
+            )
         elif outcome == "tie":
             out.append("→ " + gettext("поровну: речи по 30 секунд и переголосование (V8)"))
         elif outcome == "lift":
@@ -526,10 +602,7 @@ def _describe_shots(action: dict[str, Any], after: GameState, index: int) -> str
     by = entries[0].get("by") if entries else action.get("by")
     victim = entries[0].get("victim") if entries else None
     detail = ", ".join(f"{_seat(b)} → {t if t is not None else '—'}" for b, t in (by or {}).items())
-    if victim is not None:
-        text = gettext("выстрел в %(s)s") % {"s": _seat(victim)}
-    else:
-        text = gettext("промах")
+    text = gettext("выстрел в %(s)s") % {"s": _seat(victim)} if victim is not None else gettext("промах")
     return f"{text} ({detail})" if detail else text
 
 
@@ -552,7 +625,11 @@ def _describe_best_move(before: GameState, after: GameState, index: int) -> str:
         return gettext("лучший ход %(s)s: пас") % {"s": who}
     if not e.get("accepted"):
         return gettext("лучший ход %(s)s не принят") % {"s": who}
-    return gettext("лучший ход %(s)s: %(list)s (чёрных: %(n)s)") % {"s": who, "list": seat_list(e.get("seats") or []) or "—", "n": e.get("blacks", 0)}
+    return gettext("лучший ход %(s)s: %(list)s (чёрных: %(n)s)") % {
+        "s": who,
+        "list": seat_list(e.get("seats") or []) or "—",
+        "n": e.get("blacks", 0),
+    }
 
 
 def _describe_penalty(do: str, action: dict[str, Any], after: GameState, index: int) -> str:
@@ -592,7 +669,9 @@ def _describe_penalty(do: str, action: dict[str, Any], after: GameState, index: 
 
 def _reason_for_reader(reason: Any, code: Any) -> str:
     """A catalogue reason in the reader's language; a typed one as typed (F16)."""
-    return reason_text(reason if isinstance(reason, str) else None, code if isinstance(code, str) else None, get_language() or "ru")
+    return reason_text(
+        reason if isinstance(reason, str) else None, code if isinstance(code, str) else None, get_language() or "ru"
+    )
 
 
 def _consequences(before: GameState, after: GameState, index: int, do: Any) -> list[str]:
@@ -605,7 +684,11 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
         # Votes already say who leaves.
         if do in ("votes", "lift_vote") and entry.get("how") in ("vote", "lift_vote"):
             continue
-        out.append("→ " + gettext("%(s)s покидает игру (%(how)s)") % {"s": _seat(entry["seat"]), "how": left_how_text(entry.get("how"))})
+        out.append(
+            "→ "
+            + gettext("%(s)s покидает игру (%(how)s)")
+            % {"s": _seat(entry["seat"]), "how": left_how_text(entry.get("how"))}
+        )
     for ev in _entries(after, "events", index):
         kind = ev.get("kind")
         if kind == "vote_cancelled":
@@ -621,7 +704,9 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
         elif kind == "decided_by_shot":
             if after.step == "best_move":
                 # RULES W1 INTERP (issue 21): the checks are skipped, his N1 best move is not.
-                out.append("→ " + gettext("выстрел решил игру (W1): проверок этой ночью нет; лучший ход за убитым (N6)"))
+                out.append(
+                    "→ " + gettext("выстрел решил игру (W1): проверок этой ночью нет; лучший ход за убитым (N6)")
+                )
             else:
                 out.append("→ " + gettext("выстрел решил игру (W1): проверок и лучшего хода этой ночью нет"))
     if after.winner and not before.winner and do != "ppk":
@@ -654,21 +739,45 @@ def chat_lines(state: GameState, last_action: dict[str, Any] | None = None) -> l
     out: list[ChatLine] = []
     step = state.step
     if state.status == "running" and step in ("voting", "lift_vote") and state.nominees:
-        out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
+        out.append(
+            ChatLine(
+                "candidates",
+                gettext("Кандидатуры (V2)"),
+                _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)},
+            )
+        )
     if state.status == "running" and step == "voting":
         out.append(ChatLine("line", gettext("Черта после 5 секунд (V1)"), VOTE_LINE))
     if state.status == "running" and step == "speech" and not state.remaining_speakers() and state.vote_follows():
         # The last speech: the vote comes next, have the candidates ready.
-        out.append(ChatLine("candidates", gettext("Кандидатуры (V2)"), _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)}))
+        out.append(
+            ChatLine(
+                "candidates",
+                gettext("Кандидатуры (V2)"),
+                _ru("Кандидатуры: %(list)s") % {"list": seat_list(state.nominees)},
+            )
+        )
     winks = state.record.winks
     if winks and last_action and last_action.get("do") == "wink":
         w = winks[-1]
-        out.append(ChatLine("wink", gettext("В ЛС игроку №%(t)s (N12)") % {"t": w["target"]}, _ru("Вам мигнул %(n)s") % {"n": w["by"]}))
+        out.append(
+            ChatLine(
+                "wink",
+                gettext("В ЛС игроку №%(t)s (N12)") % {"t": w["target"]},
+                _ru("Вам мигнул %(n)s") % {"n": w["by"]},
+            )
+        )
     best = state.record.best_moves
     if best and (step in ("last_word",) and state.phase == "night" or (last_action or {}).get("do") == "best_move"):
         b = best[-1]
         if b.get("accepted") and not b.get("passed"):
-            out.append(ChatLine("best_move", gettext("Лучший ход (N6)"), _ru("Принято: %(list)s") % {"list": seat_list(b.get("seats") or [])}))
+            out.append(
+                ChatLine(
+                    "best_move",
+                    gettext("Лучший ход (N6)"),
+                    _ru("Принято: %(list)s") % {"list": seat_list(b.get("seats") or [])},
+                )
+            )
     # Only players at the table (issue 12-9): a removed player's fouls are history.
     fouls = {int(k): v for k, v in (state.fouls or {}).items() if v and int(k) in state.at_table}
     if fouls:
@@ -743,7 +852,11 @@ def violation_text(exc: Any) -> str:
     rule = getattr(exc, "rule", "")
     params = dict(getattr(exc, "params", {}) or {})
     field = params.get("field")
-    if code in ("bad_field", "bad_seat") and isinstance(field, str) and (field in FIELD_LABELS or field.startswith(("shot-", "vote-"))):
+    if (
+        code in ("bad_field", "bad_seat")
+        and isinstance(field, str)
+        and (field in FIELD_LABELS or field.startswith(("shot-", "vote-")))
+    ):
         params["field"] = field_label(field)
     lang = (get_language() or "ru").lower()
     text = ""

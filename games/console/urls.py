@@ -13,5 +13,7 @@ urlpatterns = [
     path("<int:pk>/undo/", views.game_undo, name="undo"),
     path("<int:pk>/clock/", views.game_clock, name="clock"),
     path("<int:pk>/tech-pause/end/", views.game_tech_pause_end, name="tech_pause_end"),
-    path("<int:pk>/overlay/settings/", views.game_overlay, name="overlay"),  # /games/<id>/overlay/ is the public overlay (board_urls)
+    path(
+        "<int:pk>/overlay/settings/", views.game_overlay, name="overlay"
+    ),  # /games/<id>/overlay/ is the public overlay (board_urls)
 ]

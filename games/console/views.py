@@ -82,9 +82,13 @@ def _editable_game(request: HttpRequest, pk: int) -> Game:
 @host_required
 def game_list(request: HttpRequest) -> HttpResponse:
     # The table (if any) in the same query: a tournament game offers no «сделать рейтинговой».
-    games = Game.objects.filter(host_id=request.user.pk).select_related("tournament_table").order_by("-created_at")[:200]
+    games = (
+        Game.objects.filter(host_id=request.user.pk).select_related("tournament_table").order_by("-created_at")[:200]
+    )
     # Only a host staff trust may mark a game rated (players/trust.py); others see no button.
-    return render(request, "games/game_list.html", {"games": games, "may_host_rated": user_may_host_rated_games(request.user)})
+    return render(
+        request, "games/game_list.html", {"games": games, "may_host_rated": user_may_host_rated_games(request.user)}
+    )
 
 
 @host_required
@@ -96,9 +100,19 @@ def game_create(request: HttpRequest) -> HttpResponse:
 
     form = GameCreateForm(request.POST or None)
     matching = None
-    if request.method == "POST" and form.is_valid() and form.cleaned_data.get("rated") and not user_may_host_rated_games(request.user):
+    if (
+        request.method == "POST"
+        and form.is_valid()
+        and form.cleaned_data.get("rated")
+        and not user_may_host_rated_games(request.user)
+    ):
         # Refused before anything is stored: the host unticks it or asks staff (players/trust.py).
-        form.add_error("rated", gettext("Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда."))
+        form.add_error(
+            "rated",
+            gettext(
+                "Рейтинговые игры ведут только ведущие, которым это разрешили администраторы клуба (право «может вести рейтинговые игры»); турнирные игры учитываются всегда."
+            ),
+        )
     ban_refused = False
     if request.method == "POST" and form.is_valid():
         players = form.cleaned_data["players"]
@@ -121,7 +135,9 @@ def game_create(request: HttpRequest) -> HttpResponse:
                 # S1: a random seating, reproducible from the seed kept in the log.
                 players, seed = services.draw_seating(players)
             try:
-                game = services.game_create(host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed)
+                game = services.game_create(
+                    host=request.user, title=form.cleaned_data["title"], players=players, seating_seed=seed
+                )
             except RuleViolation as exc:  # the form checks the same rules; never a 500 if they drift apart
                 form.add_error(None, pt.violation_text(exc))
             else:
@@ -140,7 +156,17 @@ def game_create(request: HttpRequest) -> HttpResponse:
     pending = [(i, matching.matches[i]) for i in matching.pending] if matching else []
     # Russian order: Ё sorts with Е, case ignored (issue 12-9); the most used first.
     ordered = sorted(known, key=lambda k: (-k["n"], nickname_sort_key(k["nickname"])))
-    return render(request, "games/game_create.html", {"form": form, "known_nicknames": [k["nickname"] for k in ordered], "pending_players": pending, "ban_refused": ban_refused, "may_override_ban": ban_refused and discipline.may_override(request.user)})
+    return render(
+        request,
+        "games/game_create.html",
+        {
+            "form": form,
+            "known_nicknames": [k["nickname"] for k in ordered],
+            "pending_players": pending,
+            "ban_refused": ban_refused,
+            "may_override_ban": ban_refused and discipline.may_override(request.user),
+        },
+    )
 
 
 # --- the console ----------------------------------------------------------------------------
@@ -175,7 +201,9 @@ def game_act(request: HttpRequest, pk: int) -> HttpResponse:
         if action.get("do") == "seat" and getattr(game, "tournament_table", None) is not None:
             # Issue 26-6: a table's game is seated by its tournament (S1); a
             # second seating in its log would contradict the tournament's.
-            raise ActionFormError("players", gettext("S1: рассадку турнирной игры задаёт турнир — её меняют на странице тура"))
+            raise ActionFormError(
+                "players", gettext("S1: рассадку турнирной игры задаёт турнир — её меняют на странице тура")
+            )
         if action.get("do") == "seat":
             refusal = _seating_ban_refusal(request, game, action["players"])
             if refusal:
@@ -200,7 +228,11 @@ def _seating_ban_refusal(request: HttpRequest, game: Game, nicknames: list[str])
     from players import discipline
     from players import names as player_services
 
-    ids = [m.player.player_id for m in player_services.players_match(nicknames=nicknames) if m.status == "known" and m.player is not None]
+    ids = [
+        m.player.player_id
+        for m in player_services.players_match(nicknames=nicknames)
+        if m.status == "known" and m.player is not None
+    ]
     check = discipline.seating_check(ids)
     if not check.bans:
         return ""
@@ -229,7 +261,9 @@ def _after_commit(request: HttpRequest, game: Game, respond: Callable[[], HttpRe
     try:
         return respond()
     except Exception:
-        logger.exception("game %s: the change was committed (revision %s) but the console could not be drawn", game.pk, game.seq)
+        logger.exception(
+            "game %s: the change was committed (revision %s) but the console could not be drawn", game.pk, game.seq
+        )
         text = gettext("Записано (ревизия %(seq)s); страница обновляется.") % {"seq": game.seq}
         response = HttpResponse(f'<div id="console" role="status">{escape(text)}</div>', status=200)
         response["HX-Refresh"] = "true"
@@ -254,7 +288,9 @@ def game_undo(request: HttpRequest, pk: int) -> HttpResponse:
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
     except services.NothingToUndo as exc:
         return _console_response(request, game, error=pt.violation_text(exc), status=422)
-    return _after_commit(request, game, lambda: _console_response(request, game, notice=gettext("Отменено: %(what)s") % {"what": what}))
+    return _after_commit(
+        request, game, lambda: _console_response(request, game, notice=gettext("Отменено: %(what)s") % {"what": what})
+    )
 
 
 @host_required
@@ -287,7 +323,9 @@ def game_tech_pause_end(request: HttpRequest, pk: int) -> HttpResponse:
     except services.StaleRevision as exc:
         game.refresh_from_db()
         return _console_response(request, game, error=pt.violation_text(exc), status=409)
-    return _after_commit(request, game, lambda: _console_response(request, game, notice=gettext("Технический перерыв окончен досрочно.")))
+    return _after_commit(
+        request, game, lambda: _console_response(request, game, notice=gettext("Технический перерыв окончен досрочно."))
+    )
 
 
 def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpResponse:
@@ -295,7 +333,10 @@ def _clock_response(request: HttpRequest, game: Game, command: str) -> HttpRespo
         # D8 changes the banner and the controls as well as the clock; "start"
         # ends the script steps before a waiting clock (issue 26-2).
         return _console_response(request, game)
-    urls = {"clock": reverse("games:clock", args=[game.pk]), "fragment": reverse("games:console_fragment", args=[game.pk])}
+    urls = {
+        "clock": reverse("games:clock", args=[game.pk]),
+        "fragment": reverse("games:console_fragment", args=[game.pk]),
+    }
     ctx = {"game": game, "clock": clock_context(game), "urls": urls}
     # The clock, and (out of band) the poller with the clock's new signature,
     # so that the poll does not fetch the whole console for this change.
@@ -314,15 +355,24 @@ def game_overlay(request: HttpRequest, pk: int) -> HttpResponse:
     rotate_raw = request.POST.get("rotate", "")
     delay = _small_int(request.POST.get("delay"), 0, 600, default=game.overlay_delay_seconds)
     if enabled_raw not in ("0", "1") or rotate_raw not in ("", "0", "1") or delay is None:
-        return HttpResponse(gettext("Настройки оверлея: enabled 0 или 1, задержка — целое число секунд от 0 до 600."), status=422)
+        return HttpResponse(
+            gettext("Настройки оверлея: enabled 0 или 1, задержка — целое число секунд от 0 до 600."), status=422
+        )
     enabled = enabled_raw == "1"
     # Keep the link the stream already uses unless a new one is asked for.
     keep = rotate_raw != "1"
     confirm = request.POST.get("confirm_no_delay", "") in ("1", "on")
     try:
-        services.game_set_overlay(game=game, by=request.user, enabled=enabled, delay_seconds=delay, keep_token=keep, confirm_no_delay=confirm)
+        services.game_set_overlay(
+            game=game, by=request.user, enabled=enabled, delay_seconds=delay, keep_token=keep, confirm_no_delay=confirm
+        )
     except services.OverlayDelayUnconfirmed:
-        return HttpResponse(gettext("Оверлей показывает роли: без задержки их увидит каждый игрок, который смотрит трансляцию. Отметьте «Без задержки — я понимаю» или задайте задержку больше, чем время, за которое игрок может увидеть трансляцию. Ничего не изменено."), status=422)
+        return HttpResponse(
+            gettext(
+                "Оверлей показывает роли: без задержки их увидит каждый игрок, который смотрит трансляцию. Отметьте «Без задержки — я понимаю» или задайте задержку больше, чем время, за которое игрок может увидеть трансляцию. Ничего не изменено."
+            ),
+            status=422,
+        )
     return render(request, f"{CONSOLE}#share", {"game": game, **page_extras(request, game)})
 
 
@@ -340,7 +390,9 @@ def _small_int(raw: str | None, low: int, high: int, *, default: int) -> int | N
 # --- rendering --------------------------------------------------------------------------------
 
 
-def _console_response(request: HttpRequest, game: Game, *, error: str = "", notice: str = "", status: int = 200, just_done: bool = False) -> HttpResponse:
+def _console_response(
+    request: HttpRequest, game: Game, *, error: str = "", notice: str = "", status: int = 200, just_done: bool = False
+) -> HttpResponse:
     ctx = console_context(game)
     if just_done and ctx["lines"]:
         notice = ctx["lines"][-1].full
@@ -349,5 +401,3 @@ def _console_response(request: HttpRequest, game: Game, *, error: str = "", noti
     ctx["notice"] = notice
     response = render(request, f"{CONSOLE}#console", ctx, status=status)
     return response
-
-

@@ -37,7 +37,10 @@ POINTS_FORMAT = '0.00;"\u2212"0.00;0.00'
 
 STYLE_SPECS: dict[str, dict[str, Any]] = {
     "plain": {},
-    "title": {"font": Font(name=_FONT, size=14, bold=True), "alignment": Alignment(horizontal="center", vertical="center")},
+    "title": {
+        "font": Font(name=_FONT, size=14, bold=True),
+        "alignment": Alignment(horizontal="center", vertical="center"),
+    },
     "label": {"font": Font(name=_FONT, size=9, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _GREY},
     "value": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX},
     "value_bold": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX},
@@ -47,10 +50,20 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     "td_left": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX},
     "td_left_9": {"font": Font(name=_FONT, size=9), "alignment": _LEFT, "border": _BOX},
     "td_black": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "fill": _BLACKROW},
-    "td_mark": {"font": Font(name=_FONT, size=10, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX, "fill": _MARK},
+    "td_mark": {
+        "font": Font(name=_FONT, size=10, bold=True, color="9C0006"),
+        "alignment": _CENTER,
+        "border": _BOX,
+        "fill": _MARK,
+    },
     "td_left_mark": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _MARK},
     "td_num": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": POINTS_FORMAT},
-    "td_num_bold": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _CENTER, "border": _BOX, "number_format": POINTS_FORMAT},
+    "td_num_bold": {
+        "font": Font(name=_FONT, size=10, bold=True),
+        "alignment": _CENTER,
+        "border": _BOX,
+        "number_format": POINTS_FORMAT,
+    },
     "td_int": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0"},
     "td_pct": {"font": Font(name=_FONT, size=10), "alignment": _CENTER, "border": _BOX, "number_format": "0%"},
     "day": {"font": Font(name=_FONT, size=10, bold=True), "alignment": _LEFT, "border": _BOX, "fill": _DARK},
@@ -61,16 +74,46 @@ STYLE_SPECS: dict[str, dict[str, Any]] = {
     # The journal: one line per action, no wrapping (rows keep their height).
     "log": {"font": Font(name=_FONT, size=9), "alignment": _LEFT_NOWRAP, "border": _BOX},
     "log_wrap": {"font": Font(name=_FONT, size=9), "alignment": _LEFT, "border": _BOX},
-    "log_c": {"font": Font(name=_FONT, size=9), "alignment": Alignment(horizontal="center", vertical="center"), "border": _BOX},
+    "log_c": {
+        "font": Font(name=_FONT, size=9),
+        "alignment": Alignment(horizontal="center", vertical="center"),
+        "border": _BOX,
+    },
     "log_small": {"font": Font(name=_FONT, size=7, color="404040"), "alignment": _LEFT_NOWRAP, "border": _BOX},
-    "undone": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _LEFT, "border": _BOX},
-    "undone_data": {"font": Font(name=_FONT, size=7, italic=True, strike=True, color="808080"), "alignment": _LEFT_NOWRAP, "border": _BOX},
-    "undone_c": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": Alignment(horizontal="center", vertical="center"), "border": _BOX},
-    "undone_time": {"font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"), "alignment": _CENTER, "border": _BOX, "number_format": "hh:mm:ss"},
+    "undone": {
+        "font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"),
+        "alignment": _LEFT,
+        "border": _BOX,
+    },
+    "undone_data": {
+        "font": Font(name=_FONT, size=7, italic=True, strike=True, color="808080"),
+        "alignment": _LEFT_NOWRAP,
+        "border": _BOX,
+    },
+    "undone_c": {
+        "font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"),
+        "alignment": Alignment(horizontal="center", vertical="center"),
+        "border": _BOX,
+    },
+    "undone_time": {
+        "font": Font(name=_FONT, size=9, italic=True, strike=True, color="808080"),
+        "alignment": _CENTER,
+        "border": _BOX,
+        "number_format": "hh:mm:ss",
+    },
     "undone_note": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
-    "note": {"font": Font(name=_FONT, size=8, italic=True), "alignment": Alignment(horizontal="left", vertical="top", wrap_text=True), "border": _BOX},
+    "note": {
+        "font": Font(name=_FONT, size=8, italic=True),
+        "alignment": Alignment(horizontal="left", vertical="top", wrap_text=True),
+        "border": _BOX,
+    },
     "sign": {"font": Font(name=_FONT, size=10), "border": Border(bottom=_MEDIUM)},
-    "value_date": {"font": Font(name=_FONT, size=10), "alignment": _LEFT, "border": _BOX, "number_format": "DD.MM.YYYY"},
+    "value_date": {
+        "font": Font(name=_FONT, size=10),
+        "alignment": _LEFT,
+        "border": _BOX,
+        "number_format": "DD.MM.YYYY",
+    },
     "td_marks": {"font": Font(name=_FONT, size=9, bold=True, color="9C0006"), "alignment": _CENTER, "border": _BOX},
 }
 

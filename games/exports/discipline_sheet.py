@@ -58,7 +58,20 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
         # three sections (their columns line up), repeated on every page.
         _page_setup(ws, one_page=False, title_rows="1:1")
         ws.freeze_panes = "A2"
-        out.add([*lead, L["time"], L["phase"], L["seat"], L["player"], L["penalty_or_target"], L["reason"], L["consequence"]], "th", wrap=range(len(widths)))
+        out.add(
+            [
+                *lead,
+                L["time"],
+                L["phase"],
+                L["seat"],
+                L["player"],
+                L["penalty_or_target"],
+                L["reason"],
+                L["consequence"],
+            ],
+            "th",
+            wrap=range(len(widths)),
+        )
     else:
         _page_setup(ws, one_page=True)
 
@@ -93,7 +106,9 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
                         seat,
                         players[seat - 1] if isinstance(seat, int) and 1 <= seat <= len(players) else "",
                         _penalty_text(e, lang),
-                        _reason_text(str(e.get("reason") or ""), lang, entry.payload.get("reason_code") if entry else None),
+                        _reason_text(
+                            str(e.get("reason") or ""), lang, entry.payload.get("reason_code") if entry else None
+                        ),
                         _penalty_consequence(e, lang),
                     ],
                     [*base, "time", "td", "td_bold", "td_left", "td_left", "td_left", "td_left"],
@@ -103,7 +118,14 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
             entry = proto.entry_for_index(e.get("index"))
             winks.append(
                 (
-                    [*game_cell(proto), entry.created_at if entry else None, _phase_label(lang, e.get("day"), e.get("phase")), e.get("by"), _seat_name(state, e.get("by")), _seat_name(state, e.get("target"))],
+                    [
+                        *game_cell(proto),
+                        entry.created_at if entry else None,
+                        _phase_label(lang, e.get("day"), e.get("phase")),
+                        e.get("by"),
+                        _seat_name(state, e.get("by")),
+                        _seat_name(state, e.get("target")),
+                    ],
                     [*base, "time", "td", "td_bold", "td_left", "td_left"],
                 )
             )
@@ -112,11 +134,21 @@ def write_discipline_sheet(workbook: Workbook, protos: Sequence[GameProtocol], l
             seat = e.get("seat")
             pauses.append(
                 (
-                    [*game_cell(proto), entry.created_at if entry else None, _phase_label(lang, e.get("day"), e.get("phase")), seat, players[seat - 1] if isinstance(seat, int) and 1 <= seat <= len(players) else ""],
+                    [
+                        *game_cell(proto),
+                        entry.created_at if entry else None,
+                        _phase_label(lang, e.get("day"), e.get("phase")),
+                        seat,
+                        players[seat - 1] if isinstance(seat, int) and 1 <= seat <= len(players) else "",
+                    ],
                     [*base, "time", "td", "td_bold", "td_left"],
                 )
             )
-    section(L["penalties"], [L["time"], L["phase"], L["seat"], L["player"], L["penalty"], L["reason"], L["consequence"]], penalties)
+    section(
+        L["penalties"],
+        [L["time"], L["phase"], L["seat"], L["player"], L["penalty"], L["reason"], L["consequence"]],
+        penalties,
+    )
     section(L["winks"], [L["time"], L["phase"], L["seat"], L["wink_by"], L["wink_to"]], winks)
     section(L["tech_pauses"], [L["time"], L["phase"], L["seat"], L["player"]], pauses)
     return ws

@@ -49,7 +49,12 @@ def _canonical_payload(value: Any) -> Any:
     return value
 
 
-def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[Any, Any, Any, Any] | None = None, state: GameState | None = None) -> str:
+def describe_action(
+    payload: dict[str, Any],
+    lang: str = "ru",
+    context: tuple[Any, Any, Any, Any] | None = None,
+    state: GameState | None = None,
+) -> str:
     """A readable line for one host action (the «Журнал» sheet)."""
     lang = normalize_lang(lang)
     ru = lang == "ru"
@@ -62,14 +67,19 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
         return ("Рассадка: " if ru else "Seating: ") + ", ".join(f"{i} {p}" for i, p in enumerate(players, 1))
     if do == "roles":
         letters = ROLE_LETTERS[lang]
-        return ("Роли: " if ru else "Roles: ") + f"{letters['sheriff']} {payload.get('sheriff')}, {letters['don']} {payload.get('don')}, {letters['mafia']} {_seats_text(payload.get('mafia'))}"
+        return (
+            ("Роли: " if ru else "Roles: ")
+            + f"{letters['sheriff']} {payload.get('sheriff')}, {letters['don']} {payload.get('don')}, {letters['mafia']} {_seats_text(payload.get('mafia'))}"
+        )
     if do == "start":
         return "Начало игры: «В городе ночь»" if ru else "Game started: night falls"
     if do == "next":
         step = (context or (None, None, None, None))[2]
         speaker = (context or (None, None, None, None))[3]
         name = STEP_NAMES[lang].get(step or "", step or "")
-        text = ("Далее: конец шага «" if ru else "Next: end of «") + f"{name}" + (f" {speaker}" if speaker else "") + "»"
+        text = (
+            ("Далее: конец шага «" if ru else "Next: end of «") + f"{name}" + (f" {speaker}" if speaker else "") + "»"
+        )
         if step == "mafia_shot":
             text += " — промах (никто не назван)" if ru else " — miss (nobody named)"
         elif step in ("don_check", "sheriff_check"):
@@ -82,7 +92,11 @@ def describe_action(payload: dict[str, Any], lang: str = "ru", context: tuple[An
     if do == "votes":
         parts = [f"{c}: {_seats_text(v)}" for c, v in _by_seat(payload.get("for")) if v]
         # Nobody raised a hand: every vote went to the last candidate by V4 (issue 12-9).
-        v4 = "все голоса по умолчанию последней кандидатуре (V4)" if ru else "every vote to the last candidate by default (V4)"
+        v4 = (
+            "все голоса по умолчанию последней кандидатуре (V4)"
+            if ru
+            else "every vote to the last candidate by default (V4)"
+        )
         return ("Голосование — " if ru else "Vote — ") + ("; ".join(parts) or v4)
     if do == "lift_vote":
         return ("Подъём — за: " if ru else "Lift vote — yes: ") + _seats_text(payload.get("yes"))
@@ -131,7 +145,11 @@ def voters_text(vote: dict[str, Any], lang: str) -> str:
     for cand, voters in by_candidate.items():
         names = ", ".join(f"{v}{mark if v in auto else ''}" for v in voters) or "—"
         parts.append(f"{cand} ({len(voters)}): {names}")
-    head = ("Голосование — " if ru else "Vote — ") if vote.get("kind") == "vote" else ("Переголосование — " if ru else "Revote — ")
+    head = (
+        ("Голосование — " if ru else "Vote — ")
+        if vote.get("kind") == "vote"
+        else ("Переголосование — " if ru else "Revote — ")
+    )
     text = head + "; ".join(parts)
     if auto:
         text += f" ({mark} V4)"
@@ -220,7 +238,9 @@ def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: st
                 entry.seq,
                 entry.created_at,
                 phase,
-                votes.get(entry.seq) if not entry.undone and entry.seq in votes else describe_action(entry.payload, lang, ctx, proto.state),
+                votes.get(entry.seq)
+                if not entry.undone and entry.seq in votes
+                else describe_action(entry.payload, lang, ctx, proto.state),
                 "" if entry.undone else _refused_or_note(proto, entry.seq, notes, lang),
                 entry.by,
                 L["undone_at"].format(time=entry.undone_at.strftime("%H:%M:%S")) if entry.undone_at else "",

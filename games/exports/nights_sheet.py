@@ -33,9 +33,21 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
     if not many and protos:
         # One game: each black's column names his seat («Мафия №3», «Дон №7»).
         roles = _int_keys(protos[0].state.roles)
-        blacks_head = [L["black_seat"].format(role=L["don"] if roles.get(seat) == "don" else L["mafia"], seat=seat) for seat in _black_seats(protos[0].state)] or blacks_head
+        blacks_head = [
+            L["black_seat"].format(role=L["don"] if roles.get(seat) == "don" else L["mafia"], seat=seat)
+            for seat in _black_seats(protos[0].state)
+        ] or blacks_head
         blacks_head += [L["mafia"]] * (3 - len(blacks_head))
-    head = [L["night"], *blacks_head, L["outcome"], L["don_check"], L["answer"], L["sheriff_check"], L["answer"], L["best_move"]]
+    head = [
+        L["night"],
+        *blacks_head,
+        L["outcome"],
+        L["don_check"],
+        L["answer"],
+        L["sheriff_check"],
+        L["answer"],
+        L["best_move"],
+    ]
     widths = [8, 10, 10, 10, 18, 18, 12, 18, 12, 28]
     if many:
         head, widths = [L["game"], *head], [8, *widths]
@@ -72,9 +84,17 @@ def write_nights_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang:
                 *black_cells,
                 _shot_outcome(state, night, lang),
                 # W1: a Night ended by its shot had no check steps.
-                _seat_name(state, night.don["target"]) if night.don else L["not_held_w1"] if night.decided_by_shot else "",
+                _seat_name(state, night.don["target"])
+                if night.don
+                else L["not_held_w1"]
+                if night.decided_by_shot
+                else "",
                 _check_answer(night.don, lang),
-                _seat_name(state, night.sheriff["target"]) if night.sheriff else L["not_held_w1"] if night.decided_by_shot else "",
+                _seat_name(state, night.sheriff["target"])
+                if night.sheriff
+                else L["not_held_w1"]
+                if night.decided_by_shot
+                else "",
                 _check_answer(night.sheriff, lang),
                 _best_move_text(state, night.best_move, lang),
             ]

@@ -198,7 +198,14 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     last = _FIRST_CAND_COL + g.ncols - 1
     g.merge(1, 1, 1, right, L["title"], "title")
     g.height(1, 24)
-    g.merge(1, _VOTE_LABEL_COL, 1, last, f"{L['game']} #{h.game_id}" + (f" — {title}" if title else "") if h.game_id else title, "section")
+    g.merge(
+        1,
+        _VOTE_LABEL_COL,
+        1,
+        last,
+        f"{L['game']} #{h.game_id}" + (f" — {title}" if title else "") if h.game_id else title,
+        "section",
+    )
     # Header: label / value pairs on three rows.
     g.merge(2, 1, 2, 2, L["tournament"], "label")
     _wrapped(g, 2, 3, 8, h.tournament, "value_bold")
@@ -221,7 +228,15 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     g.merge(top, 4, top, 7, L["fouls"], "th")
     for i in range(4):
         g.put(top + 1, 4 + i, i + 1, "th")
-    for col, key in ((8, "removed"), (9, "left"), (10, "points"), (11, "extra"), (12, "ci"), (13, "bm_points"), (14, "discipline")):
+    for col, key in (
+        (8, "removed"),
+        (9, "left"),
+        (10, "points"),
+        (11, "extra"),
+        (12, "ci"),
+        (13, "bm_points"),
+        (14, "discipline"),
+    ):
         g.merge(top, col, top + 1, col, L[key], "th")
     g.height(top + 1, 14)
     roles = _int_keys(state.roles)
@@ -289,7 +304,11 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
     for night in nights or [_Night(0)]:
         r += 1
         don = f"{_seat_name(state, night.don['target'])} — {_check_answer(night.don, lang)}" if night.don else ""
-        sheriff = f"{_seat_name(state, night.sheriff['target'])} — {_check_answer(night.sheriff, lang)}" if night.sheriff else ""
+        sheriff = (
+            f"{_seat_name(state, night.sheriff['target'])} — {_check_answer(night.sheriff, lang)}"
+            if night.sheriff
+            else ""
+        )
         g.put(r, 1, night.night or None, "td_bold")
         _wrapped(g, r, 2, 2, _shot_outcome(state, night, lang), "td_left_9", size=9)
         _wrapped(g, r, 3, 9, don, "td_left_9", size=9)
@@ -355,7 +374,9 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
                     carried = vote.get("outcome") == "leave"
                     g.put(r, lc, L["lift"], "label")
                     g.put(r, fc, yes, "td_bold")
-                    _wrapped(g, r, fc + 1, last, (L["lift_yes"] if carried else L["lift_no"]).format(n=voters), "td_left")
+                    _wrapped(
+                        g, r, fc + 1, last, (L["lift_yes"] if carried else L["lift_no"]).format(n=voters), "td_left"
+                    )
                     continue
                 if kind == "revote":
                     revotes += 1
@@ -376,7 +397,9 @@ def _draw_votes(g: _Grid, state: GameState, blocks: list[_DayBlock], lang: str, 
         r += 1
         g.put(r, lc, L["left_by_vote"], "label")
         # The Day still being played has no outcome yet.
-        in_progress = block.day == state.day and state.phase == "day" and state.status == "running" and not block.leaving
+        in_progress = (
+            block.day == state.day and state.phase == "day" and state.status == "running" and not block.leaving
+        )
         names = ", ".join(_seat_name(state, s) for s in block.leaving) or ("—" if in_progress else L["nobody"])
         _wrapped(g, r, fc, last, names, "td_left_mark" if block.leaving else "td_left")
         if block.notes:

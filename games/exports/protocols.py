@@ -204,7 +204,13 @@ def collect_protocols(
     entries: dict[int, list[LogEntry]] = {}
     for game_id, seq, payload, created_at, undone_at, username in rows:
         entries.setdefault(game_id, []).append(
-            LogEntry(seq=seq, payload=payload, created_at=_local_naive(created_at, tz), by=username or "", undone_at=_local_naive(undone_at, tz))
+            LogEntry(
+                seq=seq,
+                payload=payload,
+                created_at=_local_naive(created_at, tz),
+                by=username or "",
+                undone_at=_local_naive(undone_at, tz),
+            )
         )
     out = []
     for game_id in ids:
@@ -219,7 +225,11 @@ def collect_protocols(
             # The day the game was played: its first action (local time), not
             # the day the game row was created or its log imported.
             header.date = game_entries[0].created_at.date()
-        out.append(prepare_protocol(header=header, entries=game_entries, regulations=regulations, scores=game_scores, journal=journal))
+        out.append(
+            prepare_protocol(
+                header=header, entries=game_entries, regulations=regulations, scores=game_scores, journal=journal
+            )
+        )
     return out
 
 

@@ -58,7 +58,9 @@ def _winner_text(state: GameState, lang: str) -> str:
         return L["annulled"]
     if status != "finished" and not state.winner:
         return L["not_over"]
-    text = {"red": L["winner_red"], "black": L["winner_black"], "draw": L["winner_draw"]}.get(state.winner or "", L["not_over"])
+    text = {"red": L["winner_red"], "black": L["winner_black"], "draw": L["winner_draw"]}.get(
+        state.winner or "", L["not_over"]
+    )
     if state.ppk:
         team = L["team_red"] if state.ppk == "red" else L["team_black"]
         text += " — " + L["ppk_note"].format(team=team)

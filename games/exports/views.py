@@ -44,7 +44,9 @@ def protocol_xlsx(request: HttpRequest, pk: int) -> FileResponse:
     out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 — FileResponse closes it
     exports.save_workbook(workbook, out)
     out.seek(0)
-    response = FileResponse(out, as_attachment=True, filename=f"protocol-{game.pk}.xlsx", content_type=exports.XLSX_CONTENT_TYPE)
+    response = FileResponse(
+        out, as_attachment=True, filename=f"protocol-{game.pk}.xlsx", content_type=exports.XLSX_CONTENT_TYPE
+    )
     # An undo may still change a finished game: never serve a stale copy.
     response["Cache-Control"] = "private, no-cache"
     return response

@@ -22,7 +22,10 @@ from games.exports.record import _int_keys, _seat_name
 def round_voters(vote: dict[str, Any]) -> list[tuple[Any, list[int], set[int]]]:
     """(candidate seat or "yes"/"no", voters, voters added by V4) per line of one round."""
     if vote.get("kind") == "lift":
-        return [("yes", sorted(int(v) for v in vote.get("yes") or []), set()), ("no", sorted(int(v) for v in vote.get("no") or []), set())]
+        return [
+            ("yes", sorted(int(v) for v in vote.get("yes") or []), set()),
+            ("no", sorted(int(v) for v in vote.get("no") or []), set()),
+        ]
     auto = {int(v) for v in vote.get("auto") or []}
     by_candidate: dict[int, list[int]] = {int(c): [] for c in vote.get("candidates") or []}
     for voter, cand in sorted(_int_keys(vote.get("ballots")).items()):

@@ -72,7 +72,17 @@ Action = dict[str, Any]
 # Steps that end with `next` (FORMAT.md); voting and lift_vote end only with
 # their own action.
 NEXT_STEPS = frozenset(
-    ("dogovorka", "free_seating", "speech", "tie_speech", "last_word", "mafia_shot", "don_check", "sheriff_check", "best_move")
+    (
+        "dogovorka",
+        "free_seating",
+        "speech",
+        "tie_speech",
+        "last_word",
+        "mafia_shot",
+        "don_check",
+        "sheriff_check",
+        "best_move",
+    )
 )
 PENALTY_KINDS = ("foul", "warning", "grey_card", "disqualify")
 TEAMS = ("red", "black")
@@ -121,7 +131,9 @@ def apply_in_place(state: GameState, action: Action) -> None:
     if handler is None:
         if do == "expect":
             raise RuleViolation("expect_not_applied", "FORMAT")
-        raise RuleViolation("unknown_action", "FORMAT", {"do": do if isinstance(do, str | int | float | None) else str(do)})
+        raise RuleViolation(
+            "unknown_action", "FORMAT", {"do": do if isinstance(do, str | int | float | None) else str(do)}
+        )
     status = state.status
     if status != "running" and do not in _SETUP_ACTIONS:
         if status == "setup":
@@ -143,7 +155,9 @@ def replay(actions: Iterable[Action], regulations: Regulations | None = None) ->
     return state
 
 
-def replay_as_recorded(actions: Iterable[Action], regulations: Regulations | None = None) -> tuple[GameState, list[tuple[int, RuleViolation]]]:
+def replay_as_recorded(
+    actions: Iterable[Action], regulations: Regulations | None = None
+) -> tuple[GameState, list[tuple[int, RuleViolation]]]:
     """A stored log replayed tolerantly: ``(state, refused)``.
 
     Logs are never rewritten (FORMAT.md), but a reading of the rules may
@@ -314,7 +328,11 @@ def _do_seat(s: GameState, a: Action) -> None:
     if s.status != "setup":
         _refuse_setup(s)
     players = a.get("players")
-    if not isinstance(players, list) or len(players) != 10 or not all(isinstance(p, str) and p.strip() for p in players):
+    if (
+        not isinstance(players, list)
+        or len(players) != 10
+        or not all(isinstance(p, str) and p.strip() for p in players)
+    ):
         raise RuleViolation("bad_players", "S1")
     s.players = list(players)
     s.at_table = list(SEATS)
@@ -505,7 +523,9 @@ def _do_votes(s: GameState, a: Action) -> None:
     if raw is _MISSING:
         raise RuleViolation("bad_field", "FORMAT", {"field": "for", "problem": "is missing"})
     if not isinstance(raw, dict):
-        raise RuleViolation("bad_field", "FORMAT", {"field": "for", "problem": "must be an object {candidate: [voters]}"})
+        raise RuleViolation(
+            "bad_field", "FORMAT", {"field": "for", "problem": "must be an object {candidate: [voters]}"}
+        )
     candidates = s.nominees
     table = s.at_table
     given: dict[int, int] = {}
@@ -514,7 +534,9 @@ def _do_votes(s: GameState, a: Action) -> None:
         if candidate not in candidates:
             raise RuleViolation("vote_not_candidate", "V2", {"seat": candidate, "candidates": candidates.copy()})
         if not isinstance(voters, list):
-            raise RuleViolation("bad_field", "FORMAT", {"field": "for", "problem": "must map each candidate to a list of voters"})
+            raise RuleViolation(
+                "bad_field", "FORMAT", {"field": "for", "problem": "must map each candidate to a list of voters"}
+            )
         for voter in voters:
             _seat_value("for", voter)
             if voter not in table:
@@ -702,7 +724,9 @@ def _do_shots(s: GameState, a: Action) -> None:
     if raw is _MISSING:
         raise RuleViolation("bad_field", "FORMAT", {"field": "by", "problem": "is missing"})
     if not isinstance(raw, dict):
-        raise RuleViolation("bad_field", "FORMAT", {"field": "by", "problem": "must be an object {black seat: target or null}"})
+        raise RuleViolation(
+            "bad_field", "FORMAT", {"field": "by", "problem": "must be an object {black seat: target or null}"}
+        )
     blacks = s.blacks_at_table()
     named: dict[int, int | None] = {}
     for key, target in raw.items():
@@ -797,7 +821,9 @@ def _do_best_move(s: GameState, a: Action) -> None:
         # два» named are accepted as named).
         how = "accepted" if seats else "not_accepted"
     else:
-        raise RuleViolation("bad_field", "FORMAT", {"field": "seats", "problem": "is missing (or give accepted: false, or pass: true)"})
+        raise RuleViolation(
+            "bad_field", "FORMAT", {"field": "seats", "problem": "is missing (or give accepted: false, or pass: true)"}
+        )
     victim = s.victim
     if how == "accepted":
         # N7/N8: exactly the seats named are accepted (1..3); a repeated seat
@@ -810,7 +836,9 @@ def _do_best_move(s: GameState, a: Action) -> None:
     _morning(s)
 
 
-def _record_best_move(s: GameState, seats: list[int], *, accepted: bool, passed: bool, how: str, blacks: int = 0) -> None:
+def _record_best_move(
+    s: GameState, seats: list[int], *, accepted: bool, passed: bool, how: str, blacks: int = 0
+) -> None:
     s.record.best_moves.append(
         {
             "index": s.count,
@@ -929,7 +957,9 @@ def _on_own_last_word(s: GameState, seat: int) -> bool:
     return s.step == "last_word" and s.speaker == seat and seat not in s.at_table
 
 
-def f18_refusal(state: GameState, kind: str, seat: int, reason: str | None = None, reason_code: str | None = None) -> RuleViolation | None:
+def f18_refusal(
+    state: GameState, kind: str, seat: int, reason: str | None = None, reason_code: str | None = None
+) -> RuleViolation | None:
     """RULES F18: a 4th foul or a disqualifying foul for vote retraction,
     delaying the speech or gestures during the vote is refused; the refusal
     names the grey card to give instead. None when F18 does not apply (a
@@ -946,7 +976,14 @@ def f18_refusal(state: GameState, kind: str, seat: int, reason: str | None = Non
     return RuleViolation(
         "f18_grey_card_instead",
         "F18",
-        {"seat": seat, "kind": kind, "reason_code": code, "grey_card": grey, "grey_card_en": entry.get("text_en", grey), "grey_card_ru": entry.get("text_ru", grey)},
+        {
+            "seat": seat,
+            "kind": kind,
+            "reason_code": code,
+            "grey_card": grey,
+            "grey_card_en": entry.get("text_en", grey),
+            "grey_card_ru": entry.get("text_ru", grey),
+        },
     )
 
 
@@ -1236,7 +1273,11 @@ def _do_annul(s: GameState, a: Action) -> None:
 def _winkers(s: GameState) -> list[int]:
     limit = s.regulations.winks_per_player
     roles = s.roles
-    return [x for x in s.at_table if (roles.get(x) in BLACK_ROLES or roles.get(x) == "sheriff") and s.winks.get(x, 0) < limit]
+    return [
+        x
+        for x in s.at_table
+        if (roles.get(x) in BLACK_ROLES or roles.get(x) == "sheriff") and s.winks.get(x, 0) < limit
+    ]
 
 
 def _do_wink(s: GameState, a: Action) -> None:

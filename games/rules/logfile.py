@@ -21,7 +21,22 @@ from games.rules.state import GameState
 
 LOG_FORMAT = "mafia-protocol-log/1"
 PUBLIC_KEYS = frozenset(
-    ("status", "day", "phase", "step", "speaker", "speech_seconds", "at_table", "left", "nominees", "fouls", "winner", "ppk", "best_move", "checks")
+    (
+        "status",
+        "day",
+        "phase",
+        "step",
+        "speaker",
+        "speech_seconds",
+        "at_table",
+        "left",
+        "nominees",
+        "fouls",
+        "winner",
+        "ppk",
+        "best_move",
+        "checks",
+    )
 )
 
 

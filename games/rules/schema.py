@@ -56,7 +56,22 @@ PENALTY_FIELDS = ("foul", "warning", "grey_card", "disqualify", "remove")
 REASON_CODES = frozenset(r["code"] for r in PENALTY_REASONS)
 # What an `expect` may name (FORMAT.md "State").
 STATE_KEYS = frozenset(
-    ("status", "day", "phase", "step", "speaker", "speech_seconds", "at_table", "left", "nominees", "fouls", "winner", "ppk", "best_move", "checks")
+    (
+        "status",
+        "day",
+        "phase",
+        "step",
+        "speaker",
+        "speech_seconds",
+        "at_table",
+        "left",
+        "nominees",
+        "fouls",
+        "winner",
+        "ppk",
+        "best_move",
+        "checks",
+    )
 )
 
 _MISSING = object()
@@ -89,17 +104,34 @@ def _text_problem(value: str, *, line_breaks: bool = False) -> tuple[str, str] |
                 continue
             return _problem(f"contains a control character (U+{o:04X})", f"содержит управляющий символ (U+{o:04X})")
         if 0xD800 <= o <= 0xDFFF:
-            return _problem("contains an unpaired surrogate (not valid Unicode text)", "содержит непарный суррогат (не текст Юникода)")
+            return _problem(
+                "contains an unpaired surrogate (not valid Unicode text)",
+                "содержит непарный суррогат (не текст Юникода)",
+            )
     return None
 
 
-def check_text(value: Any, *, index: int | None, field: str, max_len: int, min_len: int = 0, line_breaks: bool = False, strip: bool = True) -> str:
+def check_text(
+    value: Any,
+    *,
+    index: int | None,
+    field: str,
+    max_len: int,
+    min_len: int = 0,
+    line_breaks: bool = False,
+    strip: bool = True,
+) -> str:
     """A text field: a string, ``min_len``..``max_len`` characters (after trimming), no control characters."""
     if not isinstance(value, str):
         raise bad_action(index, field, "must be a string", "должно быть строкой")
     text = value.strip() if strip else value
     if len(text) > max_len:
-        raise bad_action(index, field, f"is longer than {max_len} characters ({len(text)})", f"длиннее {max_len} символов ({len(text)})")
+        raise bad_action(
+            index,
+            field,
+            f"is longer than {max_len} characters ({len(text)})",
+            f"длиннее {max_len} символов ({len(text)})",
+        )
     if len(text) < min_len:
         raise bad_action(index, field, "is empty", "пустое")
     problem = _text_problem(text, line_breaks=line_breaks)
@@ -120,7 +152,12 @@ def check_nicknames(players: Any, *, index: int | None = None, field: str = "pla
     if not isinstance(players, list):
         raise bad_action(index, field, "must be a list of nicknames", "должно быть списком никнеймов")
     if len(players) > 10:
-        raise bad_action(index, field, f"lists {len(players)} nicknames; a table has ten", f"{len(players)} никнеймов; за столом десять")
+        raise bad_action(
+            index,
+            field,
+            f"lists {len(players)} nicknames; a table has ten",
+            f"{len(players)} никнеймов; за столом десять",
+        )
     out: list[str] = []
     seen: set[str] = set()
     for i, raw in enumerate(players):
@@ -141,7 +178,12 @@ Checker = Callable[[Any, int | None, str], Any]
 
 def _seat(value: Any, index: int | None, field: str) -> int:
     if type(value) is not int or not 1 <= value <= 10:
-        raise bad_action(index, field, f"must be a seat number 1..10, got {_show(value)}", f"нужен номер места 1..10, получено {_show(value)}")
+        raise bad_action(
+            index,
+            field,
+            f"must be a seat number 1..10, got {_show(value)}",
+            f"нужен номер места 1..10, получено {_show(value)}",
+        )
     return value
 
 
@@ -152,16 +194,30 @@ def _optional_seat(value: Any, index: int | None, field: str) -> int | None:
 def _seat_key(key: Any, index: int | None, field: str) -> str | int:
     if type(key) is int and 1 <= key <= 10:
         return key
-    if isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 2 and 1 <= int(key) <= 10 and key == str(int(key)):
+    if (
+        isinstance(key, str)
+        and key.isascii()
+        and key.isdigit()
+        and len(key) <= 2
+        and 1 <= int(key) <= 10
+        and key == str(int(key))
+    ):
         return key
-    raise bad_action(index, field, f"keys must be seat numbers \"1\"..\"10\", got {_show(key)}", f"ключи должны быть номерами мест «1»..«10», получено {_show(key)}")
+    raise bad_action(
+        index,
+        field,
+        f'keys must be seat numbers "1".."10", got {_show(key)}',
+        f"ключи должны быть номерами мест «1»..«10», получено {_show(key)}",
+    )
 
 
 def _seat_list(value: Any, index: int | None, field: str) -> list[int]:
     if not isinstance(value, list):
         raise bad_action(index, field, "must be a list of seat numbers", "должно быть списком номеров мест")
     if len(value) > 10:
-        raise bad_action(index, field, f"lists {len(value)} seats; there are ten", f"{len(value)} мест; мест всего десять")
+        raise bad_action(
+            index, field, f"lists {len(value)} seats; there are ten", f"{len(value)} мест; мест всего десять"
+        )
     return [_seat(v, index, f"{field}[{i}]") for i, v in enumerate(value)]
 
 
@@ -187,7 +243,12 @@ def _reason_code(value: Any, index: int | None, field: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or value not in REASON_CODES:
-        raise bad_action(index, field, f"must be a code of the F16 penalty catalogue, got {_show(value)}", f"нужен код из каталога нарушений F16, получено {_show(value)}")
+        raise bad_action(
+            index,
+            field,
+            f"must be a code of the F16 penalty catalogue, got {_show(value)}",
+            f"нужен код из каталога нарушений F16, получено {_show(value)}",
+        )
     return value
 
 
@@ -201,13 +262,23 @@ def _players(value: Any, index: int | None, field: str) -> list[str]:
 
 def _votes_for(value: Any, index: int | None, field: str) -> dict[Any, list[int]]:
     if not isinstance(value, dict):
-        raise bad_action(index, field, "must be an object {candidate seat: [voter seats]}", "должно быть объектом {место кандидата: [места голосующих]}")
+        raise bad_action(
+            index,
+            field,
+            "must be an object {candidate seat: [voter seats]}",
+            "должно быть объектом {место кандидата: [места голосующих]}",
+        )
     return {_seat_key(k, index, field): _seat_list(v, index, f"{field}[{k}]") for k, v in value.items()}
 
 
 def _shots_by(value: Any, index: int | None, field: str) -> dict[Any, int | None]:
     if not isinstance(value, dict):
-        raise bad_action(index, field, "must be an object {black seat: target seat or null}", "должно быть объектом {место чёрного: место цели или null}")
+        raise bad_action(
+            index,
+            field,
+            "must be an object {black seat: target seat or null}",
+            "должно быть объектом {место чёрного: место цели или null}",
+        )
     return {_seat_key(k, index, field): _optional_seat(v, index, f"{field}[{k}]") for k, v in value.items()}
 
 
@@ -223,14 +294,23 @@ def _expect_value(value: Any, index: int | None, field: str) -> Any:
             _expect_value(k, index, field)
             _expect_value(v, index, f"{field}.{k}")
     elif not (value is None or isinstance(value, bool | int)):
-        raise bad_action(index, field, f"must be a JSON value of the state, got {_show(value)}", f"должно быть значением состояния, получено {_show(value)}")
+        raise bad_action(
+            index,
+            field,
+            f"must be a JSON value of the state, got {_show(value)}",
+            f"должно быть значением состояния, получено {_show(value)}",
+        )
     return value
 
 
 # --- the schema -----------------------------------------------------------------------------------
 
 # Per `do`: {field: (checker, required)}. `reject` is allowed on every action.
-_PENALTY_SCHEMA: dict[str, tuple[Checker, bool]] = {"seat": (_seat, True), "reason": (_reason, False), "reason_code": (_reason_code, False)}
+_PENALTY_SCHEMA: dict[str, tuple[Checker, bool]] = {
+    "seat": (_seat, True),
+    "reason": (_reason, False),
+    "reason_code": (_reason_code, False),
+}
 SCHEMA: dict[str, dict[str, tuple[Checker, bool]]] = {
     "seat": {"players": (_players, True), "seed": (_seed, False)},
     "roles": {"sheriff": (_seat, True), "don": (_seat, True), "mafia": (_seat_list, True)},
@@ -244,7 +324,12 @@ SCHEMA: dict[str, dict[str, tuple[Checker, bool]]] = {
     "sheriff_check": {"target": (_seat, True)},
     "best_move": {"seats": (_seat_list, False), "accepted": (_bool, False), "pass": (_bool, False)},
     **dict.fromkeys(PENALTY_FIELDS, _PENALTY_SCHEMA),
-    "ppk": {"team": (_team, True), "seat": (_optional_seat, False), "reason": (_reason, False), "reason_code": (_reason_code, False)},
+    "ppk": {
+        "team": (_team, True),
+        "seat": (_optional_seat, False),
+        "reason": (_reason, False),
+        "reason_code": (_reason_code, False),
+    },
     "wink": {"by": (_seat, True), "target": (_seat, True)},
     "tech_pause": {"seat": (_seat, True)},
     "annul": {"reason": (_reason, False)},
@@ -260,10 +345,20 @@ def validate_action(action: Any, *, index: int | None = None, allow_expect: bool
     ``expect`` checkpoints are accepted only with ``allow_expect`` (a log file
     under test); they are never host actions."""
     if not isinstance(action, dict):
-        raise bad_action(index, "action", f"must be a JSON object with a 'do' field, got {_kind(action)}", f"должно быть JSON-объектом с полем do, получено: {_kind(action)}")
+        raise bad_action(
+            index,
+            "action",
+            f"must be a JSON object with a 'do' field, got {_kind(action)}",
+            f"должно быть JSON-объектом с полем do, получено: {_kind(action)}",
+        )
     size = encoded_size(action)
     if size > MAX_ACTION_BYTES:
-        raise bad_action(index, "action", f"is {size} bytes encoded; at most {MAX_ACTION_BYTES}", f"занимает {size} байт; не больше {MAX_ACTION_BYTES}")
+        raise bad_action(
+            index,
+            "action",
+            f"is {size} bytes encoded; at most {MAX_ACTION_BYTES}",
+            f"занимает {size} байт; не больше {MAX_ACTION_BYTES}",
+        )
     do = action.get("do", _MISSING)
     if do is _MISSING:
         raise bad_action(index, "do", "is missing", "отсутствует")
@@ -295,15 +390,30 @@ def validate_log(data: Any) -> list[dict[str, Any]]:
     Only ``format`` and ``actions`` are read; other top-level keys are
     ignored (FORMAT.md)."""
     if not isinstance(data, dict):
-        raise bad_action(None, "log", f'must be an object {{"format": …, "actions": [...]}}, got {_kind(data)}', f"должен быть объектом {{\"format\": …, \"actions\": [...]}}, получено: {_kind(data)}")
+        raise bad_action(
+            None,
+            "log",
+            f'must be an object {{"format": …, "actions": [...]}}, got {_kind(data)}',
+            f'должен быть объектом {{"format": …, "actions": [...]}}, получено: {_kind(data)}',
+        )
     fmt = data.get("format")
     if fmt is not None and fmt != LOG_FORMAT:
-        raise bad_action(None, "format", f"unknown format {_show(fmt)} (expected {LOG_FORMAT!r})", f"неизвестный формат {_show(fmt)} (ожидается {LOG_FORMAT})")
+        raise bad_action(
+            None,
+            "format",
+            f"unknown format {_show(fmt)} (expected {LOG_FORMAT!r})",
+            f"неизвестный формат {_show(fmt)} (ожидается {LOG_FORMAT})",
+        )
     actions = data.get("actions", _MISSING)
     if not isinstance(actions, list):
         raise bad_action(None, "actions", "must be a list of actions", "должно быть списком действий")
     if len(actions) > MAX_LOG_ACTIONS:
-        raise bad_action(None, "actions", f"lists {len(actions)} actions; at most {MAX_LOG_ACTIONS}", f"{len(actions)} действий; не больше {MAX_LOG_ACTIONS}")
+        raise bad_action(
+            None,
+            "actions",
+            f"lists {len(actions)} actions; at most {MAX_LOG_ACTIONS}",
+            f"{len(actions)} действий; не больше {MAX_LOG_ACTIONS}",
+        )
     return [validate_action(a, index=i, allow_expect=True) for i, a in enumerate(actions)]
 
 
@@ -343,7 +453,13 @@ def parse_json(raw: str | bytes, *, max_bytes: int) -> Any:
             raise JSONInputError(f"larger than {max_bytes} bytes", f"больше {max_bytes} байт")
     _check_depth(text)
     try:
-        return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+        return json.loads(
+            text,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+            parse_constant=_refuse_constant,
+            object_pairs_hook=_unique_keys,
+        )
     except JSONInputError:
         raise
     except (ValueError, RecursionError) as exc:
@@ -370,14 +486,18 @@ def _check_depth(text: str) -> None:
         elif ch in "[{":
             depth += 1
             if depth > MAX_DEPTH:
-                raise JSONInputError(f"nested deeper than {MAX_DEPTH} levels", f"вложенность глубже {MAX_DEPTH} уровней")
+                raise JSONInputError(
+                    f"nested deeper than {MAX_DEPTH} levels", f"вложенность глубже {MAX_DEPTH} уровней"
+                )
         elif ch in "]}":
             depth -= 1
 
 
 def _parse_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_INT_DIGITS:
-        raise JSONInputError(f"an integer of more than {MAX_INT_DIGITS} digits", f"целое число длиннее {MAX_INT_DIGITS} цифр")
+        raise JSONInputError(
+            f"an integer of more than {MAX_INT_DIGITS} digits", f"целое число длиннее {MAX_INT_DIGITS} цифр"
+        )
     return int(digits)
 
 
@@ -398,7 +518,9 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise JSONInputError(f"the key {key[:40]!r} appears twice in one object", f"ключ «{key[:40]}» повторяется в одном объекте")
+            raise JSONInputError(
+                f"the key {key[:40]!r} appears twice in one object", f"ключ «{key[:40]}» повторяется в одном объекте"
+            )
         out[key] = value
     return out
 
@@ -427,14 +549,26 @@ def parse_log_bytes(raw: bytes) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 def encoded_size(value: Any) -> int:
     """Bytes of ``value`` as compact UTF-8 JSON (how it is stored and exported)."""
     try:
-        return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8", "surrogatepass"))
+        return len(
+            json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode(
+                "utf-8", "surrogatepass"
+            )
+        )
     except (ValueError, TypeError, RecursionError):
         # Not JSON at all (NaN, a set, a cycle): as good as too large.
         return MAX_ACTION_BYTES + 1
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number", type(None): "null"}.get(type(value), type(value).__name__)
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
 
 
 def _show(value: Any) -> str:

@@ -99,7 +99,10 @@ def build_action(option: Action, state: GameState, rng: random.Random, hit: floa
             return {"do": "best_move", "pass": True}
         if r < 0.2:
             return {"do": "best_move", "accepted": False}
-        return {"do": "best_move", "seats": [rng.choice(option["targets"]) for _ in range(rng.randint(0, option.get("max", 3)))]}
+        return {
+            "do": "best_move",
+            "seats": [rng.choice(option["targets"]) for _ in range(rng.randint(0, option.get("max", 3)))],
+        }
     if do in ("foul", "warning", "grey_card", "disqualify", "remove"):
         return {"do": do, "seat": rng.choice(option["seats"]), "reason": "random"}
     if do == "wink":
@@ -118,7 +121,9 @@ def build_action(option: Action, state: GameState, rng: random.Random, hit: floa
     return {"do": do}
 
 
-def random_action(state: GameState, rng: random.Random, weights: dict[str, float] | None = None, hit: float = 0.75) -> Action | None:
+def random_action(
+    state: GameState, rng: random.Random, weights: dict[str, float] | None = None, hit: float = 0.75
+) -> Action | None:
     options = legal_actions(state)
     if not options:
         return None
@@ -174,7 +179,12 @@ def log_with_checkpoints(actions: list[Action], *, name: str | None = None, regu
         out.append(action)
         out.append({"do": "expect", "step": s.step, "speaker": s.speaker})
     final = s.public_dict()
-    out.append({"do": "expect", **{k: final[k] for k in ("status", "winner", "at_table", "left", "fouls", "checks", "best_move")}})
+    out.append(
+        {
+            "do": "expect",
+            **{k: final[k] for k in ("status", "winner", "at_table", "left", "fouls", "checks", "best_move")},
+        }
+    )
     data: dict[str, Any] = {"format": "mafia-protocol-log/1"}
     if name:
         data["name"] = name

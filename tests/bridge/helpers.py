@@ -29,7 +29,14 @@ def game_at_mafia_shot(host):
 def link(game, webhook_url="", proven=True):
     from discord_bridge import services
 
-    saved = services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=556, webhook_url=webhook_url, seats={str(s): str(user_id(s)) for s in range(1, 11)})
+    saved = services.link_save(
+        game=game,
+        guild_id=1,
+        text_channel_id=555,
+        voice_channel_id=556,
+        webhook_url=webhook_url,
+        seats={str(s): str(user_id(s)) for s in range(1, 11)},
+    )
     return prove(saved) if proven else saved
 
 

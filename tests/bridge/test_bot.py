@@ -43,7 +43,16 @@ def members():
 @sync_to_async
 def linked_game(host, text_channel_id, member_ids):
     game = game_at_mafia_shot(host)
-    prove(services.link_save(game=game, guild_id=1, text_channel_id=text_channel_id, voice_channel_id=None, webhook_url="", seats={str(i + 1): str(m) for i, m in enumerate(member_ids[:10])}))
+    prove(
+        services.link_save(
+            game=game,
+            guild_id=1,
+            text_channel_id=text_channel_id,
+            voice_channel_id=None,
+            webhook_url="",
+            seats={str(i + 1): str(m) for i, m in enumerate(member_ids[:10])},
+        )
+    )
     return game
 
 
@@ -57,7 +66,13 @@ async def test_dm_from_linked_black_becomes_a_shot_proposal_with_receipt(bot, ho
     message = await dm("5", ms[3])  # seat 4: mafia (N2)
     assert dpytest.verify().message().content("принято: 5")
     proposal = await sync_to_async(Proposal.objects.get)(message_id=message.id)
-    assert (proposal.game_id, proposal.seat, proposal.kind, proposal.target, proposal.status) == (game.pk, 4, "shot", 5, "ok")
+    assert (proposal.game_id, proposal.seat, proposal.kind, proposal.target, proposal.status) == (
+        game.pk,
+        4,
+        "shot",
+        5,
+        "ok",
+    )
 
 
 async def test_same_message_delivered_twice_is_stored_once(bot, host):
@@ -65,7 +80,9 @@ async def test_same_message_delivered_twice_is_stored_once(bot, host):
     await linked_game(host, dpytest.get_config().channels[0].id, [m.id for m in ms])
     message = await dm("5", ms[0])
     dpytest.get_message()
-    again = await sync_to_async(services.receive_dm)(message_id=message.id, author_id=ms[0].id, text="6", sent_at=message.created_at)
+    again = await sync_to_async(services.receive_dm)(
+        message_id=message.id, author_id=ms[0].id, text="6", sent_at=message.created_at
+    )
     assert not again.created and again.proposal.target == 5
     assert await sync_to_async(Proposal.objects.count)() == 1
 
@@ -99,7 +116,9 @@ async def test_confirmed_wink_is_relayed_by_dm_to_the_target_only(bot, host):
     assert dpytest.verify().message().content("принято: мигни 3")
     proposal = await sync_to_async(Proposal.objects.get)(kind="wink")
     assert proposal.status == "ok"
-    await sync_to_async(services.confirm)(game=game, action=proposal_action(proposal), proposal_ids=[proposal.pk], expected_seq=game.seq, by=host)
+    await sync_to_async(services.confirm)(
+        game=game, action=proposal_action(proposal), proposal_ids=[proposal.pk], expected_seq=game.seq, by=host
+    )
     assert await bot_module.deliver_due_posts(bot) == 1
     relay = dpytest.get_message()
     assert relay.content == "Вам мигнул 7"
@@ -172,7 +191,12 @@ async def test_a_plus_sent_in_the_same_millisecond_as_the_click(bot, host, monke
     clicked = services._windows(link).clicks[-1][1]
     floored_id = ((int(clicked.timestamp() * 1000) - webhook.DISCORD_EPOCH_MS) << 22) + 1
     message = await dpytest.message("+", channel=channel, member=ms[1])
-    received = await sync_to_async(services.receive_plus)(channel_id=channel.id, message_id=floored_id, author_id=message.author.id, sent_at=webhook.snowflake_time(floored_id))
+    received = await sync_to_async(services.receive_plus)(
+        channel_id=channel.id,
+        message_id=floored_id,
+        author_id=message.author.id,
+        sent_at=webhook.snowflake_time(floored_id),
+    )
     assert (received.proposal.status, received.proposal.target) == ("ok", 5)
 
 
@@ -196,7 +220,9 @@ async def test_an_edited_dm_and_a_deleted_plus_through_discords_own_events(bot, 
     await to_voting_with_the_line(bot, host, game, monkeypatch)
     await sync_to_async(services.vote_click)(game=game, candidate=5)
     vote = await dpytest.message("+", channel=channel, member=ms[1])
-    bot._connection.parse_message_delete({"id": str(vote.id), "channel_id": str(channel.id), "guild_id": str(channel.guild.id)})
+    bot._connection.parse_message_delete(
+        {"id": str(vote.id), "channel_id": str(channel.id), "guild_id": str(channel.guild.id)}
+    )
     await dpytest.run_all_events()
     game_now = await sync_to_async(type(game).objects.get)(pk=game.pk)
     assert (await sync_to_async(services.prefill)(game_now))["action"] is None
@@ -272,7 +298,9 @@ async def test_e2e_a_night_driven_by_dms_to_the_bot_needs_only_confirmations(bot
         game.refresh_from_db()
         pre = services.prefill(game)
         assert pre["action"] is not None, pre
-        services.confirm(game=game, action=pre["action"], proposal_ids=pre["proposal_ids"], expected_seq=game.seq, by=host)
+        services.confirm(
+            game=game, action=pre["action"], proposal_ids=pre["proposal_ids"], expected_seq=game.seq, by=host
+        )
         game.refresh_from_db()
         return pre["action"]
 
@@ -289,7 +317,9 @@ async def test_e2e_a_night_driven_by_dms_to_the_bot_needs_only_confirmations(bot
     dpytest.get_message()
     assert await confirm_prefilled() == {"do": "sheriff_check", "target": 4}
     wink = await sync_to_async(Proposal.objects.get)(kind="wink")
-    await sync_to_async(services.confirm)(game=game, action={"do": "wink", "by": 9, "target": 2}, proposal_ids=[wink.pk], expected_seq=game.seq, by=host)
+    await sync_to_async(services.confirm)(
+        game=game, action={"do": "wink", "by": 9, "target": 2}, proposal_ids=[wink.pk], expected_seq=game.seq, by=host
+    )
     assert await bot_module.deliver_due_posts(bot) == 1
     relay = dpytest.get_message()
     assert relay.content == "Вам мигнул 9" and relay.channel.id == (await ms[1].create_dm()).id

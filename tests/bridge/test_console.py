@@ -23,7 +23,9 @@ WEBHOOK = "https://discord.com/api/webhooks/123/very-secret-token"
 
 
 def dm(seat, text, message_id, *, sent_at=None):
-    return services.receive_dm(message_id=message_id, author_id=user_id(seat), text=text, sent_at=sent_at or timezone.now())
+    return services.receive_dm(
+        message_id=message_id, author_id=user_id(seat), text=text, sent_at=sent_at or timezone.now()
+    )
 
 
 @pytest.fixture
@@ -44,21 +46,51 @@ def test_e2e_night_from_dms_to_the_recorded_log(client, host, linked):
     panel = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
     assert 'name="shot_4" value="5"' in panel and "не его ход" in panel
     pre = services.prefill(game)
-    r = client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "shots", "shot_1": "5", "shot_4": "5", "shot_7": "5", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
+    r = client.post(
+        reverse("discord:confirm", args=[game.pk]),
+        {
+            "expected_seq": game.seq,
+            "do": "shots",
+            "shot_1": "5",
+            "shot_4": "5",
+            "shot_7": "5",
+            "proposal_ids": ",".join(map(str, pre["proposal_ids"])),
+        },
+    )
     assert r.status_code == 200, r.content.decode()
     game.refresh_from_db()
     assert game_reading.game_state(game).step == "don_check"
     dm(1, "9", 21)  # Don checks 9
     pre = services.prefill(game)
     assert pre["action"] == {"do": "don_check", "target": 9}
-    client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "don_check", "target": "9", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
+    client.post(
+        reverse("discord:confirm", args=[game.pk]),
+        {
+            "expected_seq": game.seq,
+            "do": "don_check",
+            "target": "9",
+            "proposal_ids": ",".join(map(str, pre["proposal_ids"])),
+        },
+    )
     game.refresh_from_db()
     dm(9, "1", 31)  # Sheriff checks 1
     pre = services.prefill(game)
-    client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "sheriff_check", "target": "1", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
+    client.post(
+        reverse("discord:confirm", args=[game.pk]),
+        {
+            "expected_seq": game.seq,
+            "do": "sheriff_check",
+            "target": "1",
+            "proposal_ids": ",".join(map(str, pre["proposal_ids"])),
+        },
+    )
     game.refresh_from_db()
     payloads = [a.payload for a in GameAction.objects.filter(game=game).order_by("seq")][-3:]
-    assert payloads == [{"do": "shots", "by": {"1": 5, "4": 5, "7": 5}}, {"do": "don_check", "target": 9}, {"do": "sheriff_check", "target": 1}]
+    assert payloads == [
+        {"do": "shots", "by": {"1": 5, "4": 5, "7": 5}},
+        {"do": "don_check", "target": 9},
+        {"do": "sheriff_check", "target": 1},
+    ]
     state = game_reading.game_state(game)
     assert state.victim == 5 and [c["target"] for c in state.checks] == [9, 1]
     assert Proposal.objects.filter(game=game, applied_at__isnull=False).count() == 5
@@ -112,7 +144,9 @@ def test_panel_and_settings_are_the_hosts_only(client, other_user, linked):
 def test_settings_link_seats_by_mention_and_refuse_bad_input(client, host, linked):
     client.force_login(host)
     url = reverse("discord:settings", args=[linked.pk])
-    ok = client.post(url, {"guild_id": "1", "text_channel_id": "2", "webhook_url": WEBHOOK, "seat_3": "<@!400000000000000099>"})
+    ok = client.post(
+        url, {"guild_id": "1", "text_channel_id": "2", "webhook_url": WEBHOOK, "seat_3": "<@!400000000000000099>"}
+    )
     assert ok.status_code == 200
     linked.discord_link.refresh_from_db()
     assert linked.discord_link.seat_map().seat_of(400000000000000099) == 3
@@ -220,11 +254,22 @@ def test_tournament_table_inherits_the_tournaments_channel(host):
     game = game_at_mafia_shot(host)
     table.game = game
     table.save()
-    TournamentDiscordLink.objects.create(tournament=tournament, guild_id=77, text_channel_id=78, voice_channel_id=79, webhook_url=WEBHOOK)
+    TournamentDiscordLink.objects.create(
+        tournament=tournament, guild_id=77, text_channel_id=78, voice_channel_id=79, webhook_url=WEBHOOK
+    )
     game.refresh_from_db()
-    own = services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(1))})
+    own = services.link_save(
+        game=game,
+        guild_id=None,
+        text_channel_id=None,
+        voice_channel_id=None,
+        webhook_url="",
+        seats={"1": str(user_id(1))},
+    )
     assert (own.guild_id, own.text_channel_id, own.voice_channel_id, own.webhook_url) == (77, 78, 79, WEBHOOK)
-    other = services.link_save(game=game, guild_id=None, text_channel_id=90, voice_channel_id=None, webhook_url="", seats={})
+    other = services.link_save(
+        game=game, guild_id=None, text_channel_id=90, voice_channel_id=None, webhook_url="", seats={}
+    )
     assert other.text_channel_id == 90  # the host's own choice wins
 
 
@@ -238,7 +283,17 @@ def test_s2_role_dms_in_setup_prefill_the_roles_and_confirm(client, host):
         assert received.receipt.startswith("принято: ")
     pre = services.prefill(game)
     assert pre["action"] == {"do": "roles", "sheriff": 9, "don": 1, "mafia": [4, 7]}
-    r = client.post(reverse("discord:confirm", args=[game.pk]), {"expected_seq": game.seq, "do": "roles", "sheriff": "9", "don": "1", "mafia": "4,7", "proposal_ids": ",".join(map(str, pre["proposal_ids"]))})
+    r = client.post(
+        reverse("discord:confirm", args=[game.pk]),
+        {
+            "expected_seq": game.seq,
+            "do": "roles",
+            "sheriff": "9",
+            "don": "1",
+            "mafia": "4,7",
+            "proposal_ids": ",".join(map(str, pre["proposal_ids"])),
+        },
+    )
     assert r.status_code == 200, r.content.decode()
     game.refresh_from_db()
     roles = game_reading.game_state(game).roles
@@ -261,7 +316,14 @@ def test_console_says_bot_offline_until_it_beats(client, host, linked):
 @pytest.mark.django_db
 def test_the_panel_shows_what_is_not_proven(client, host):
     game = game_at_mafia_shot(host)
-    services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=None, webhook_url="", seats={"4": "400000000000000004"})
+    services.link_save(
+        game=game,
+        guild_id=1,
+        text_channel_id=555,
+        voice_channel_id=None,
+        webhook_url="",
+        seats={"4": "400000000000000004"},
+    )
     client.force_login(host)
     html = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
     assert 'data-seat-proof="pending"' in html and "не подтверждён" in html

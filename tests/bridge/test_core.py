@@ -69,7 +69,15 @@ def test_seat_map_from_ids_and_mentions():
     assert m.to_json()["1"] == "123456789012345678"
 
 
-@pytest.mark.parametrize("pairs", [{"11": "123456789012345678"}, {"x": "123456789012345678"}, {"1": "@bob"}, {"1": "123456789012345678", "2": "<@123456789012345678>"}])
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        {"11": "123456789012345678"},
+        {"x": "123456789012345678"},
+        {"1": "@bob"},
+        {"1": "123456789012345678", "2": "<@123456789012345678>"},
+    ],
+)
 def test_seat_map_refuses_bad_input(pairs):
     with pytest.raises(core.BridgeError):
         SeatMap.build(pairs)
@@ -104,7 +112,9 @@ def test_n4_checks_belong_to_their_captain_and_step():
     assert sheriff_early.kind == "sheriff_check" and sheriff_early.status == core.NOT_HIS_TURN
     sheriff = build_proposal(Parsed("target", seat=1), sender_seat=9, game=view("sheriff_check"), sent_at=at(2))
     assert sheriff.status == core.OK
-    second = build_proposal(Parsed("target", seat=2), sender_seat=9, game=view("sheriff_check"), sent_at=at(3), already_sent=True)
+    second = build_proposal(
+        Parsed("target", seat=2), sender_seat=9, game=view("sheriff_check"), sent_at=at(3), already_sent=True
+    )
     assert second.status == core.REPEAT  # N4: the first number counts
 
 
@@ -114,7 +124,9 @@ def test_mafia_member_has_no_check_step():
 
 
 def test_captain_who_left_has_no_step():
-    p = build_proposal(Parsed("target", seat=1), sender_seat=9, game=view("sheriff_check", at_table=[1, 2, 3]), sent_at=at(1))
+    p = build_proposal(
+        Parsed("target", seat=1), sender_seat=9, game=view("sheriff_check", at_table=[1, 2, 3]), sent_at=at(1)
+    )
     assert p.status == core.NOT_HIS_TURN
 
 
@@ -138,7 +150,9 @@ def test_n12_wink_from_black_or_sheriff_only():
 def test_receipts_repeat_only_the_senders_content():
     p = build_proposal(Parsed("nobody"), sender_seat=4, game=view("mafia_shot"), sent_at=at(1))
     assert p.target is None and p.receipt == "принято: никого"
-    assert build_proposal(Parsed("unknown"), sender_seat=4, game=view("mafia_shot"), sent_at=at(1)).status == core.UNKNOWN
+    assert (
+        build_proposal(Parsed("unknown"), sender_seat=4, game=view("mafia_shot"), sent_at=at(1)).status == core.UNKNOWN
+    )
 
 
 def test_v1_v2_votes_in_the_regulations_order_line_then_counts():
@@ -194,7 +208,9 @@ def test_a_dm_is_judged_by_the_span_of_its_discord_time():
     assert core.span_at(spans, at(9.9995)).key == "a"  # 9.999 s after the floor: still the shot
     assert core.span_at(spans, at(10)).key == "b"
     assert core.span_at(spans, at(-1)) is None
-    shot = build_proposal(Parsed("target", seat=5), sender_seat=1, game=core.span_at(spans, at(9)).view(), sent_at=at(9))
+    shot = build_proposal(
+        Parsed("target", seat=5), sender_seat=1, game=core.span_at(spans, at(9)).view(), sent_at=at(9)
+    )
     assert (shot.kind, shot.status) == ("shot", core.OK)
 
 
@@ -234,13 +250,17 @@ def test_core_imports_neither_django_nor_discord():
     from pathlib import Path
 
     tree = ast.parse(Path(core.__file__).read_text())
-    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
     assert not any(m and (m.startswith("django") or m.startswith("discord.") or m == "discord") for m in imported)
 
 
 def test_s2_roles_prefilled_once_all_four_active_roles_reported():
     def claim(role, seat):
-        return build_proposal(Parsed("role", role=role, seat=seat), sender_seat=seat, game=view(None, status="setup"), sent_at=at(1))
+        return build_proposal(
+            Parsed("role", role=role, seat=seat), sender_seat=seat, game=view(None, status="setup"), sent_at=at(1)
+        )
 
     three = [claim("sheriff", 9), claim("don", 1), claim("mafia", 4)]
     assert core.roles_action(three) is None

@@ -48,7 +48,15 @@ def discord_account(user, member_id):
 @sync_to_async
 def save_link(game, *, text=None, voice=None, seats=None, by=None):
     extra = {"by": by} if by is not None else {}
-    return services.link_save(game=game, guild_id=config().guilds[0].id, text_channel_id=text, voice_channel_id=voice, webhook_url="", seats=seats or {}, **extra)
+    return services.link_save(
+        game=game,
+        guild_id=config().guilds[0].id,
+        text_channel_id=text,
+        voice_channel_id=voice,
+        webhook_url="",
+        seats=seats or {},
+        **extra,
+    )
 
 
 @sync_to_async
@@ -108,7 +116,9 @@ async def test_a_hostile_host_who_saves_another_games_public_ids_receives_nothin
     # Each player is asked by DM; one who says «нет» is unlinked, and the host sees it.
     assert await bot_module.ask_pending(bot) == 10
     questions = [dpytest.get_message() for _ in range(10)]
-    assert questions[0].content.startswith("Вы — №1 в игре") and questions[0].content.endswith("Ответьте «да» или «нет».")
+    assert questions[0].content.startswith("Вы — №1 в игре") and questions[0].content.endswith(
+        "Ответьте «да» или «нет»."
+    )
     assert await bot_module.ask_pending(bot) == 0  # asked once
     await dm("нет", ms[0])
     assert "не привязаны" in dpytest.get_message().content
@@ -163,7 +173,9 @@ async def test_the_host_must_be_on_the_server_and_relinking_a_seat_voids_its_pro
     async def unknown_member(self, member_id):
         # Discord answers GET /guilds/{id}/members/{user} for a non-member with 404 Unknown
         # Member; dpytest's backend fails on it with an AttributeError instead.
-        raise discord.NotFound(type("Response", (), {"status": 404, "reason": "Not Found"})(), {"code": 10007, "message": "Unknown Member"})
+        raise discord.NotFound(
+            type("Response", (), {"status": 404, "reason": "Not Found"})(), {"code": 10007, "message": "Unknown Member"}
+        )
 
     monkeypatch.setattr(discord.Guild, "fetch_member", unknown_member)
     await discord_account(host, 999_000_000_000_000_001)  # not a member of the server

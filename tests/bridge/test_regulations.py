@@ -55,7 +55,9 @@ def test_v1_whole_vote_in_the_regulations_order(host):
     line_at = now + timedelta(milliseconds=2)  # (the test does not wait the 5 s: the line's own time is the mark)
     post_line(game, line_at)
     assert DiscordLink.objects.get(game=game).vote_line_at == line_at
-    assert list(ChatPost.objects.filter(game=game, kind="candidates").values_list("text", flat=True)) == ["Кандидаты: 5, 3"]
+    assert list(ChatPost.objects.filter(game=game, kind="candidates").values_list("text", flat=True)) == [
+        "Кандидаты: 5, 3"
+    ]
     click5 = last_click(services.vote_click(game=game, candidate=5))
     for seat, mid in ((2, 1002), (6, 1006)):
         plus(seat, mid, click5)
@@ -125,7 +127,9 @@ def test_dons_shot_processed_after_the_shots_is_not_his_check(host):
     # The host confirmed a second after the Don sent it (recorded at once, the two could share
     # a millisecond, and a DM in the action's millisecond belongs to the new step).
     confirmed = sent_during_shot + timedelta(seconds=1)
-    GameAction.objects.filter(pk=GameAction.objects.filter(game=game).order_by("-seq").first().pk).update(created_at=confirmed)
+    GameAction.objects.filter(pk=GameAction.objects.filter(game=game).order_by("-seq").first().pk).update(
+        created_at=confirmed
+    )
     game.refresh_from_db()
     assert game_reading.game_state(game).step == "don_check"
     late = dm(1, "5", 4001, sent_during_shot)  # delivered late (RESUME, slow database)
@@ -174,9 +178,18 @@ def test_a_second_live_game_cannot_claim_the_channel_or_the_members(host, django
     attacker_host = django_user_model.objects.create_user("attacker", password="x")
     attacker = game_at_mafia_shot(attacker_host)
     with pytest.raises(core.BridgeError, match="another running game"):
-        services.link_save(game=attacker, guild_id=1, text_channel_id=CHANNEL, voice_channel_id=None, webhook_url="", seats={})
+        services.link_save(
+            game=attacker, guild_id=1, text_channel_id=CHANNEL, voice_channel_id=None, webhook_url="", seats={}
+        )
     with pytest.raises(core.BridgeError, match="another running game"):
-        services.link_save(game=attacker, guild_id=1, text_channel_id=999, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(4))})
+        services.link_save(
+            game=attacker,
+            guild_id=1,
+            text_channel_id=999,
+            voice_channel_id=None,
+            webhook_url="",
+            seats={"1": str(user_id(4))},
+        )
     assert not DiscordLink.objects.filter(game=attacker).exists()
     # The victim's DMs still reach the victim's game only.
     received = dm(4, "5", 7001, timezone.now())
@@ -199,7 +212,9 @@ def test_a_click_never_re_saves_the_link(host):
     assert DiscordLink.objects.get(game=game).updated_at == saved
 
 
-def test_tournament_tables_share_a_channel_and_each_plus_goes_to_the_table_that_opened_the_count(host, django_user_model):
+def test_tournament_tables_share_a_channel_and_each_plus_goes_to_the_table_that_opened_the_count(
+    host, django_user_model
+):
     from discord_bridge.models import TournamentDiscordLink
     from tournaments import services as tournament_services
 
@@ -214,7 +229,14 @@ def test_tournament_tables_share_a_channel_and_each_plus_goes_to_the_table_that_
         table.save()
         game.refresh_from_db()
         base = 500000000000000000 + 100 * i
-        saved = services.link_save(game=game, guild_id=None, text_channel_id=None, voice_channel_id=None, webhook_url="", seats={str(s): str(base + s) for s in range(1, 11)})
+        saved = services.link_save(
+            game=game,
+            guild_id=None,
+            text_channel_id=None,
+            voice_channel_id=None,
+            webhook_url="",
+            seats={str(s): str(base + s) for s in range(1, 11)},
+        )
         assert saved.channel_proof("text") == "organizer"  # the organizer set the tournament's channel
         for seat, user in saved.seat_map().by_seat.items():
             services.prove_member(saved, seat, user, "dm")
@@ -339,8 +361,12 @@ def test_a_tech_pause_within_the_step_extends_its_window(host):
     # The step opened at `opened`; 5 s later a 60 s pause (the wink ends it).
     GameAction.objects.filter(game=game, created_at=paused_at).update(created_at=opened + timedelta(seconds=5))
     GameAction.objects.filter(game=game, created_at=resumed_at).update(created_at=opened + timedelta(seconds=65))
-    on_time = services.receive_dm(message_id=9101, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=74))  # ran 5 + 9 s
-    late = services.receive_dm(message_id=9102, author_id=user_id(7), text="5", sent_at=opened + timedelta(seconds=77))  # ran 5 + 12 s
+    on_time = services.receive_dm(
+        message_id=9101, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=74)
+    )  # ran 5 + 9 s
+    late = services.receive_dm(
+        message_id=9102, author_id=user_id(7), text="5", sent_at=opened + timedelta(seconds=77)
+    )  # ran 5 + 12 s
     assert (on_time.proposal.status, late.proposal.status) == ("ok", "late")
 
 
@@ -382,10 +408,20 @@ def test_a_dm_for_a_step_already_recorded_is_shown_as_recorded_never_pre_filled(
     spans = services.step_spans(game)
     don, sheriff = next(s for s in spans if s.step == "don_check"), next(s for s in spans if s.step == "sheriff_check")
     game.refresh_from_db()
-    agreeing = services.receive_dm(message_id=9301, author_id=user_id(9), text="1", sent_at=sheriff.opened_at + timedelta(seconds=3))
-    other = services.receive_dm(message_id=9302, author_id=user_id(1), text="3", sent_at=don.opened_at + timedelta(seconds=3))
-    after = services.receive_dm(message_id=9303, author_id=user_id(9), text="2", sent_at=spans[-1].opened_at + timedelta(seconds=5))  # in the Day
-    assert [(r.proposal.kind, r.proposal.status, r.proposal.target) for r in (agreeing, other, after)] == [("sheriff_check", "recorded", 1), ("don_check", "recorded", 3), ("sheriff_check", "recorded", 2)]
+    agreeing = services.receive_dm(
+        message_id=9301, author_id=user_id(9), text="1", sent_at=sheriff.opened_at + timedelta(seconds=3)
+    )
+    other = services.receive_dm(
+        message_id=9302, author_id=user_id(1), text="3", sent_at=don.opened_at + timedelta(seconds=3)
+    )
+    after = services.receive_dm(
+        message_id=9303, author_id=user_id(9), text="2", sent_at=spans[-1].opened_at + timedelta(seconds=5)
+    )  # in the Day
+    assert [(r.proposal.kind, r.proposal.status, r.proposal.target) for r in (agreeing, other, after)] == [
+        ("sheriff_check", "recorded", 1),
+        ("don_check", "recorded", 3),
+        ("sheriff_check", "recorded", 2),
+    ]
     assert [r.proposal.recorded for r in (agreeing, other, after)] == ["1", "9", "1"]
     assert agreeing.receipt == "ведущий уже записал этот ход"
     pre = services.prefill(game)
@@ -409,10 +445,18 @@ def test_a_channel_the_tournaments_organizer_saves_is_proven_and_the_hosts_own_i
     table.game = game
     table.save()
     game.refresh_from_db()
-    saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=host)
+    saved = services.link_save(
+        game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=host
+    )
     assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("", "", True)
-    saved = services.link_save(game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=organizer)
-    assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == ("organizer", "organizer", False)
+    saved = services.link_save(
+        game=game, guild_id=7, text_channel_id=701, voice_channel_id=702, webhook_url="", seats={}, by=organizer
+    )
+    assert (saved.channel_proof("text"), saved.channel_proof("voice"), saved.channels_check_due) == (
+        "organizer",
+        "organizer",
+        False,
+    )
     assert services.game_for_channel(701) == game
 
 
@@ -429,10 +473,14 @@ def test_the_shots_window_opens_with_the_hosts_space_not_with_the_step(host):
     game.refresh_from_db()
     assert game.clock_started_at is None  # waiting for «В городе ночь»
     opened = services.step_spans(game)[-1].opened_at
-    waiting = services.receive_dm(message_id=9301, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=40))
+    waiting = services.receive_dm(
+        message_id=9301, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=40)
+    )
     assert waiting.proposal.status == core.OK
     Proposal.objects.filter(message_id=9301).delete()
     type(game).objects.filter(pk=game.pk).update(clock_started_at=opened + timedelta(seconds=10))  # the host's Space
-    on_time = services.receive_dm(message_id=9302, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=20))
+    on_time = services.receive_dm(
+        message_id=9302, author_id=user_id(4), text="5", sent_at=opened + timedelta(seconds=20)
+    )
     late = services.receive_dm(message_id=9303, author_id=user_id(7), text="5", sent_at=opened + timedelta(seconds=27))
     assert (on_time.proposal.status, late.proposal.status) == (core.OK, core.LATE)

@@ -56,14 +56,32 @@ async def bot():
 def voice_state_payload(guild, member, channel_id):
     """A VOICE_STATE_UPDATE gateway event as Discord documents it."""
     return {
-        "guild_id": str(guild.id), "channel_id": str(channel_id) if channel_id else None, "user_id": str(member.id),
-        "session_id": "s", "deaf": False, "mute": False, "self_deaf": False, "self_mute": False,
-        "self_video": False, "suppress": False, "request_to_speak_timestamp": None,
+        "guild_id": str(guild.id),
+        "channel_id": str(channel_id) if channel_id else None,
+        "user_id": str(member.id),
+        "session_id": "s",
+        "deaf": False,
+        "mute": False,
+        "self_deaf": False,
+        "self_mute": False,
+        "self_video": False,
+        "suppress": False,
+        "request_to_speak_timestamp": None,
         # A guild's voice state carries its member: how the bot knows the voice channel's
         # members without the privileged Server Members intent.
         "member": {
-            "user": {"id": str(member.id), "username": member.name, "discriminator": "0000", "avatar": None, "global_name": None},
-            "nick": member.nick, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": False,
+            "user": {
+                "id": str(member.id),
+                "username": member.name,
+                "discriminator": "0000",
+                "avatar": None,
+                "global_name": None,
+            },
+            "nick": member.nick,
+            "roles": [],
+            "joined_at": "2026-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
         },
     }
 
@@ -85,7 +103,9 @@ async def test_a_member_joining_the_linked_voice_channel_is_in_the_snapshot(bot,
     @sync_to_async
     def linked():
         game = game_at_mafia_shot(host)
-        services.link_save(game=game, guild_id=guild.id, text_channel_id=None, voice_channel_id=voice.id, webhook_url="", seats={})
+        services.link_save(
+            game=game, guild_id=guild.id, text_channel_id=None, voice_channel_id=voice.id, webhook_url="", seats={}
+        )
         return game
 
     await linked()
@@ -120,7 +140,9 @@ def voiced(host):
     """A game linked to voice channel 556 with no seats yet; the bot saw three members there."""
     game = game_at_mafia_shot(host)
     services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=556, webhook_url="", seats={})
-    services.save_voice_snapshot(voice_channel_id=556, members=[M(user_id(1), "p1"), M(user_id(2), "Zed"), M(user_id(3), "P3")])
+    services.save_voice_snapshot(
+        voice_channel_id=556, members=[M(user_id(1), "p1"), M(user_id(2), "Zed"), M(user_id(3), "P3")]
+    )
     return game
 
 
@@ -140,7 +162,9 @@ def test_the_voice_members_are_the_hosts_only(client, host, other_user, voiced):
     client.force_login(other_user)
     response = client.get(reverse("discord:panel", args=[voiced.pk]))
     assert response.status_code == 403 and b"Zed" not in response.content
-    assert client.post(reverse("discord:settings", args=[voiced.pk]), {"seat_pick_2": str(user_id(2))}).status_code == 403
+    assert (
+        client.post(reverse("discord:settings", args=[voiced.pk]), {"seat_pick_2": str(user_id(2))}).status_code == 403
+    )
     assert DiscordLink.objects.get(game=voiced).seats == {}
     client.logout()
     assert b"Zed" not in client.get(reverse("discord:panel", args=[voiced.pk])).content
@@ -149,10 +173,20 @@ def test_the_voice_members_are_the_hosts_only(client, host, other_user, voiced):
 @pytest.mark.django_db
 def test_saving_a_pick_links_the_seat_and_a_pick_wins_over_the_typed_id(client, host, voiced):
     client.force_login(host)
-    data = {"voice_channel_id": "556", "seat_pick_2": str(user_id(2)), "seat_pick_5": str(user_id(3)), "seat_5": str(user_id(9)), "seat_6": f"<@{user_id(6)}>"}
+    data = {
+        "voice_channel_id": "556",
+        "seat_pick_2": str(user_id(2)),
+        "seat_pick_5": str(user_id(3)),
+        "seat_5": str(user_id(9)),
+        "seat_6": f"<@{user_id(6)}>",
+    }
     response = client.post(reverse("discord:settings", args=[voiced.pk]), data)
     assert response.status_code == 200, response.content.decode()
-    assert DiscordLink.objects.get(game=voiced).seats == {"2": str(user_id(2)), "5": str(user_id(3)), "6": str(user_id(6))}
+    assert DiscordLink.objects.get(game=voiced).seats == {
+        "2": str(user_id(2)),
+        "5": str(user_id(3)),
+        "6": str(user_id(6)),
+    }
     # The linked member is pre-selected next time.
     html = client.get(reverse("discord:panel", args=[voiced.pk])).content.decode()
     assert f'<option value="{user_id(2)}" selected>Zed</option>' in html

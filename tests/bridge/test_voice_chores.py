@@ -36,8 +36,12 @@ from .helpers import ROLES, harness_intents, prove, user_id
 ALL = range(1, 11)
 
 
-def view(step: str | None, phase: str | None = None, *, status: str = "running", at_table=ALL, speaker=None, tech_pause=False):
-    return voice.VoiceView(status=status, phase=phase, step=step, speaker=speaker, at_table=frozenset(at_table), tech_pause=tech_pause)
+def view(
+    step: str | None, phase: str | None = None, *, status: str = "running", at_table=ALL, speaker=None, tech_pause=False
+):
+    return voice.VoiceView(
+        status=status, phase=phase, step=step, speaker=speaker, at_table=frozenset(at_table), tech_pause=tech_pause
+    )
 
 
 def test_a_night_mutes_every_linked_seat_and_a_day_only_those_who_left():
@@ -95,12 +99,30 @@ class VoiceServer:
 
     def payload(self, member, channel_id, *, mute=False, self_deaf=False):
         return {
-            "guild_id": str(self.guild.id), "channel_id": str(channel_id) if channel_id else None, "user_id": str(member.id),
-            "session_id": "s", "deaf": False, "mute": mute, "self_deaf": self_deaf, "self_mute": False,
-            "self_video": False, "suppress": False, "request_to_speak_timestamp": None,
+            "guild_id": str(self.guild.id),
+            "channel_id": str(channel_id) if channel_id else None,
+            "user_id": str(member.id),
+            "session_id": "s",
+            "deaf": False,
+            "mute": mute,
+            "self_deaf": self_deaf,
+            "self_mute": False,
+            "self_video": False,
+            "suppress": False,
+            "request_to_speak_timestamp": None,
             "member": {
-                "user": {"id": str(member.id), "username": member.name, "discriminator": "0000", "avatar": None, "global_name": None},
-                "nick": member.nick, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": mute,
+                "user": {
+                    "id": str(member.id),
+                    "username": member.name,
+                    "discriminator": "0000",
+                    "avatar": None,
+                    "global_name": None,
+                },
+                "nick": member.nick,
+                "roles": [],
+                "joined_at": "2026-01-01T00:00:00+00:00",
+                "deaf": False,
+                "mute": mute,
             },
         }
 
@@ -109,15 +131,21 @@ class VoiceServer:
         vs = self.guild.get_member(member.id).voice if self.guild.get_member(member.id) else None
         mute = (vs.mute if vs else False) if mute is None else mute
         self_deaf = (vs.self_deaf if vs else False) if self_deaf is None else self_deaf
-        self.client._connection.parse_voice_state_update(self.payload(member, channel_id, mute=mute, self_deaf=self_deaf))
+        self.client._connection.parse_voice_state_update(
+            self.payload(member, channel_id, mute=mute, self_deaf=self_deaf)
+        )
 
     async def edit(self, member, *, mute=None, reason=None, **kwargs):
         status = self.fail_next.pop(member.id, None)
         if status is not None:
-            raise discord.HTTPException(FakeResponse(status, "Too Many Requests"), {"code": 0, "message": "You are being rate limited."})
+            raise discord.HTTPException(
+                FakeResponse(status, "Too Many Requests"), {"code": 0, "message": "You are being rate limited."}
+            )
         current = self.guild.get_member(member.id)
         if current is None or current.voice is None or current.voice.channel is None:
-            raise discord.HTTPException(FakeResponse(400, "Bad Request"), {"code": 40032, "message": "Target user is not connected to voice."})
+            raise discord.HTTPException(
+                FakeResponse(400, "Bad Request"), {"code": 40032, "message": "Target user is not connected to voice."}
+            )
         self.edits.append((member.id, bool(mute), time.perf_counter()))
         self.state(member, current.voice.channel.id, mute=bool(mute))
         return current
@@ -155,7 +183,16 @@ def linked_game(host, config, voice_channel_id):
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
     # The players' links proven as the bot would prove them (issue 25-8): these tests are about the chores.
-    prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=voice_channel_id, webhook_url="", seats=seats_of(config)))
+    prove(
+        services.link_save(
+            game=game,
+            guild_id=config.guilds[0].id,
+            text_channel_id=None,
+            voice_channel_id=voice_channel_id,
+            webhook_url="",
+            seats=seats_of(config),
+        )
+    )
     return game
 
 
@@ -189,7 +226,9 @@ async def settle():
 
 
 def journal(game, **filters):
-    return list(VoiceJournal.objects.filter(game=game, **filters).order_by("at", "pk").values_list("kind", "seat", "ok"))
+    return list(
+        VoiceJournal.objects.filter(game=game, **filters).order_by("at", "pk").values_list("kind", "seat", "ok")
+    )
 
 
 async def to_step(game, host, step):
@@ -298,7 +337,9 @@ async def test_a_tech_pause_unmutes_the_table_and_its_end_mutes_the_night_again(
     await settle()
     assert server.muted() == set()
     # The host ends it early (clock state, no log action): the Night's mute is back.
-    await sync_to_async(lambda: (game.refresh_from_db(), game_services.game_end_tech_pause(game=game, expected_seq=game.seq, by=host)))()
+    await sync_to_async(
+        lambda: (game.refresh_from_db(), game_services.game_end_tech_pause(game=game, expected_seq=game.seq, by=host))
+    )()
     await settle()
     assert len(server.muted()) == 10
 
@@ -370,7 +411,9 @@ async def test_an_unmute_for_a_member_out_of_voice_waits_until_he_joins(harness,
     await act(game, {"do": "annul"}, host)
     await settle()
     assert server.muted() == set()  # nobody in voice is muted
-    assert await sync_to_async(lambda: list(VoiceMute.objects.filter(game=game).values_list("seat", flat=True)))() == [7]
+    assert await sync_to_async(lambda: list(VoiceMute.objects.filter(game=game).values_list("seat", flat=True)))() == [
+        7
+    ]
     server.state(members[6], config.guilds[0].voice_channels[1].id, mute=True)  # he comes back, to any channel
     await settle()
     assert members[6].id not in server.muted()
@@ -418,7 +461,9 @@ async def test_a_failed_mute_is_journalled_with_discords_reason_and_nothing_is_r
     await act(game, ROLES, host)
     await act(game, {"do": "start"}, host)
     await settle()
-    failed = await sync_to_async(lambda: list(VoiceJournal.objects.filter(game=game, ok=False).values_list("seat", "detail")))()
+    failed = await sync_to_async(
+        lambda: list(VoiceJournal.objects.filter(game=game, ok=False).values_list("seat", "detail"))
+    )()
     assert failed and failed[0][0] == 2 and "Discord 403" in failed[0][1]
     # Tried again on the channel's next voice event (here: the others' mutes), then remembered.
     assert members[1].id in server.muted()
@@ -479,7 +524,13 @@ async def test_deafen_leave_and_return_of_seated_players_are_alerts_never_penalt
     server.state(members[6], voice_channel.id)  # №7 is back: muted again on join (still night)
     server.state(members[3], voice_channel.id, self_deaf=False)
     await settle()
-    alerts = await sync_to_async(lambda: list(VoiceJournal.objects.filter(game=game, kind__in=["deafened", "undeafened", "left", "returned"]).order_by("at", "pk").values_list("kind", "seat")))()
+    alerts = await sync_to_async(
+        lambda: list(
+            VoiceJournal.objects.filter(game=game, kind__in=["deafened", "undeafened", "left", "returned"])
+            .order_by("at", "pk")
+            .values_list("kind", "seat")
+        )
+    )()
     assert alerts == [("deafened", 4), ("left", 7), ("returned", 7), ("undeafened", 4)]
     assert members[6].id in server.muted()
     # Information only: the protocol did not move.
@@ -493,7 +544,14 @@ def test_the_strip_shows_alerts_failures_and_unmute_all_to_the_host_only(client,
     from discord_bridge import services
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    services.link_save(game=game, guild_id=1, text_channel_id=None, voice_channel_id=556, webhook_url="", seats={str(s): str(user_id(s)) for s in range(1, 11)})
+    services.link_save(
+        game=game,
+        guild_id=1,
+        text_channel_id=None,
+        voice_channel_id=556,
+        webhook_url="",
+        seats={str(s): str(user_id(s)) for s in range(1, 11)},
+    )
     voice_services.will_mute(game_id=game.pk, guild_id=1, user_id=user_id(4), seat=4)
     voice_services.journal(game_id=game.pk, kind=voice.DEAFENED, seat=4)
     voice_services.journal(game_id=game.pk, kind=voice.LEFT, seat=7)
@@ -507,14 +565,22 @@ def test_the_strip_shows_alerts_failures_and_unmute_all_to_the_host_only(client,
     assert response.status_code == 200
     control = VoiceControl.objects.get(game=game)
     assert control.desired == {} and control.revision > control.applied_revision  # the bot applies it next poll
-    assert client.post(reverse("discord:voice_settings", args=[game.pk]), {"settings": "1", "alerts_enabled": "on"}).status_code == 200
+    assert (
+        client.post(
+            reverse("discord:voice_settings", args=[game.pk]), {"settings": "1", "alerts_enabled": "on"}
+        ).status_code
+        == 200
+    )
     control.refresh_from_db()
     assert (control.mute_enabled, control.unmute_on_tech_pause, control.alerts_enabled) == (False, False, True)
     client.force_login(other_user)
     assert client.post(reverse("discord:voice_release", args=[game.pk])).status_code == 403
     assert client.get(reverse("discord:panel", args=[game.pk])).status_code == 403
     client.logout()
-    assert b"\xe2\x84\x964 \xd0\xb2\xd1\x8b\xd0\xba\xd0\xbb" not in client.get(reverse("discord:panel", args=[game.pk])).content
+    assert (
+        b"\xe2\x84\x964 \xd0\xb2\xd1\x8b\xd0\xba\xd0\xbb"
+        not in client.get(reverse("discord:panel", args=[game.pk])).content
+    )
 
 
 # --- chore 1: the seat draw, posted with its seed; each seat's number by DM ----------------------
@@ -537,7 +603,16 @@ async def test_the_seat_draw_is_posted_with_its_seed_and_each_linked_player_gets
     def drawn_and_linked():
         players, seed = game_services.draw_seating(names)
         game = game_services.game_create(host=host, players=players, seating_seed=seed)
-        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=text_channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))
+        prove(
+            services.link_save(
+                game=game,
+                guild_id=config.guilds[0].id,
+                text_channel_id=text_channel.id,
+                voice_channel_id=None,
+                webhook_url="",
+                seats=seats_of(config),
+            )
+        )
         return game, players, seed
 
     game, players, seed = await drawn_and_linked()
@@ -551,11 +626,26 @@ async def test_the_seat_draw_is_posted_with_its_seed_and_each_linked_player_gets
     check = list(names)
     random.Random(seed).shuffle(check)  # anyone can check the draw from the seed (line 29)
     assert check == players
-    assert sorted(m.content for m in messages if isinstance(m.channel, discord.DMChannel)) == sorted(f"Ваш номер: {s}" for s in range(1, 11))
-    dms = await sync_to_async(lambda: dict(ChatPost.objects.filter(game=game, state="sent", to_user_id__isnull=False).values_list("to_user_id", "text")))()
+    assert sorted(m.content for m in messages if isinstance(m.channel, discord.DMChannel)) == sorted(
+        f"Ваш номер: {s}" for s in range(1, 11)
+    )
+    dms = await sync_to_async(
+        lambda: dict(
+            ChatPost.objects.filter(game=game, state="sent", to_user_id__isnull=False).values_list("to_user_id", "text")
+        )
+    )()
     assert dms == {config.members[s - 1].id: f"Ваш номер: {s}" for s in range(1, 11)}
     # Saving the link again, or the game moving on, posts nothing twice.
-    await sync_to_async(lambda: services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=text_channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))()
+    await sync_to_async(
+        lambda: services.link_save(
+            game=game,
+            guild_id=config.guilds[0].id,
+            text_channel_id=text_channel.id,
+            voice_channel_id=None,
+            webhook_url="",
+            seats=seats_of(config),
+        )
+    )()
     await act(game, ROLES, host)
     assert await sync_to_async(ChatPost.objects.filter(game=game, kind="draw").count)() == 11
     assert await bot_module.deliver_due_posts(client) == 0
@@ -567,12 +657,18 @@ def test_a_manual_seating_is_no_draw_and_the_link_setting_turns_the_post_off(hos
     from discord_bridge.models import ChatPost
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    services.link_save(game=game, guild_id=1, text_channel_id=555, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(1))})
+    services.link_save(
+        game=game, guild_id=1, text_channel_id=555, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(1))}
+    )
     assert voice_services.post_draw(game.pk) == [] and not ChatPost.objects.filter(game=game).exists()
     players, seed = game_services.draw_seating([f"P{i}" for i in range(1, 11)])
     drawn = game_services.game_create(host=host, players=players, seating_seed=seed)
-    voice_services.save_settings(game=drawn, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, draw_post_enabled=False)
-    services.link_save(game=drawn, guild_id=1, text_channel_id=556, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(2))})
+    voice_services.save_settings(
+        game=drawn, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, draw_post_enabled=False
+    )
+    services.link_save(
+        game=drawn, guild_id=1, text_channel_id=556, voice_channel_id=None, webhook_url="", seats={"1": str(user_id(2))}
+    )
     assert voice_services.post_draw(drawn.pk) == []
 
 
@@ -583,7 +679,13 @@ def test_questions_are_read_narrowly_and_the_fouls_answer_is_his_own_count():
     assert voice.question_of(" Фолы? ") == voice.FOULS and voice.question_of("сколько у меня фолов") == voice.FOULS
     assert voice.question_of("тех") == voice.TECH and voice.question_of("Пауза!") == voice.TECH
     assert voice.question_of("5") is None and voice.question_of("фолы у 5") is None  # never about others (line 325)
-    assert [voice.fouls_answer(n) for n in (0, 1, 2, 3, 4)] == ["У вас 0 фолов.", "У вас 1 фол.", "У вас 2 фола.", "У вас 3 фола.", "У вас 4 фола."]
+    assert [voice.fouls_answer(n) for n in (0, 1, 2, 3, 4)] == [
+        "У вас 0 фолов.",
+        "У вас 1 фол.",
+        "У вас 2 фола.",
+        "У вас 3 фола.",
+        "У вас 4 фола.",
+    ]
 
 
 @pytest.mark.asyncio
@@ -631,7 +733,9 @@ class FakeInvite:
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_after_the_game(harness, host, monkeypatch):
+async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_after_the_game(
+    harness, host, monkeypatch
+):
     from discord_bridge.models import BlackInvite
 
     server, config = harness
@@ -669,7 +773,14 @@ async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_
     monkeypatch.setattr(discord.Guild, "get_member", lambda guild_, user_id: None)
 
     game = await linked_game(host, config, None)
-    await sync_to_async(voice_services.save_settings)(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, mafia_guild_id=guild.id, mafia_channel_id=mafia_channel.id)
+    await sync_to_async(voice_services.save_settings)(
+        game=game,
+        mute_enabled=True,
+        unmute_on_tech_pause=True,
+        alerts_enabled=True,
+        mafia_guild_id=guild.id,
+        mafia_channel_id=mafia_channel.id,
+    )
     await act(game, ROLES, host)  # S2: don 1, mafia 4 and 7
     await act(game, {"do": "start"}, host)
     await voice_bot.apply_invites(client)
@@ -700,7 +811,9 @@ async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_
     await voice_bot.apply_invites(client)
     assert sorted(deleted) == ["code1", "code2", "code3"]  # never an invite left alive
     assert sorted(kicked) == sorted(config.members[s - 1].id for s in (1, 4, 7))
-    rows = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state", "code")))()
+    rows = await sync_to_async(
+        lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state", "code"))
+    )()
     assert rows == [(1, "revoked", ""), (4, "revoked", ""), (7, "revoked", "")]
     await voice_bot.apply_invites(client)
     assert len(deleted) == 3 and len(kicked) == 3

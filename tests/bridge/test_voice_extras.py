@@ -55,7 +55,9 @@ async def harness(monkeypatch):
         if nick is discord.utils.MISSING:
             raise AssertionError(f"unexpected edit {kwargs}")
         if member.id == config.members[7].id:  # seat 8 owns the server: Discord refuses (50013)
-            raise discord.HTTPException(FakeResponse(403, "Forbidden"), {"code": 50013, "message": "Missing Permissions"})
+            raise discord.HTTPException(
+                FakeResponse(403, "Forbidden"), {"code": 50013, "message": "Missing Permissions"}
+            )
         renames.append((member.id, nick))
         # Discord answers with a GUILD_MEMBER_UPDATE: through discord.py's parser.
         data = dpytest.backend.facts.dict_from_member(member)
@@ -83,8 +85,19 @@ def linked_game(host, config, **settings):
     from discord_bridge import services
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=None, webhook_url="", seats=seats_of(config)))  # proven as the bot proves them (issue 25-8)
-    voice_services.save_settings(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, **settings)
+    prove(
+        services.link_save(
+            game=game,
+            guild_id=config.guilds[0].id,
+            text_channel_id=None,
+            voice_channel_id=None,
+            webhook_url="",
+            seats=seats_of(config),
+        )
+    )  # proven as the bot proves them (issue 25-8)
+    voice_services.save_settings(
+        game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, **settings
+    )
     return game
 
 
@@ -108,14 +121,26 @@ async def test_the_blacks_channel_opens_at_the_dogovorka_and_closes_at_free_seat
     assert await voice_bot.apply_mafia_channel(config.client) == 0  # setup: nothing to open yet
     await act(game, {"do": "start"}, host)  # «у Мафии минута на договорку» (line 37)
     assert await voice_bot.apply_mafia_channel(config.client) == 1
-    assert overwrites == [(mafia_channel.id, guild.default_role.id, {**dict(iter(discord.PermissionOverwrite())), "send_messages": True, "speak": True})]
+    assert overwrites == [
+        (
+            mafia_channel.id,
+            guild.default_role.id,
+            {**dict(iter(discord.PermissionOverwrite())), "send_messages": True, "speak": True},
+        )
+    ]
     assert await voice_bot.apply_mafia_channel(config.client) == 0  # applied once
     await act(game, {"do": "next"}, host)  # «Свободная посадка» (line 41): closed
     assert await voice_bot.apply_mafia_channel(config.client) == 1
     assert overwrites[-1][2]["send_messages"] is False and overwrites[-1][2]["speak"] is False
     await act(game, {"do": "annul"}, host)
     assert await voice_bot.apply_mafia_channel(config.client) == 0  # already closed
-    kinds = await sync_to_async(lambda: list(VoiceJournal.objects.filter(game=game, kind__startswith="mafia_").order_by("at", "pk").values_list("kind", "ok")))()
+    kinds = await sync_to_async(
+        lambda: list(
+            VoiceJournal.objects.filter(game=game, kind__startswith="mafia_")
+            .order_by("at", "pk")
+            .values_list("kind", "ok")
+        )
+    )()
     assert kinds == [("mafia_open", True), ("mafia_closed", True)]
 
 
@@ -152,25 +177,36 @@ async def test_seat_numbers_in_nicknames_are_set_by_the_link_setting_and_restore
     await act(game, ROLES, host)
     await act(game, {"do": "start"}, host)
     assert await voice_bot.apply_nicknames(config.client) == 0  # off by default
-    await sync_to_async(voice_services.save_settings)(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, seat_nicknames=True)
+    await sync_to_async(voice_services.save_settings)(
+        game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, seat_nicknames=True
+    )
     assert await voice_bot.apply_nicknames(config.client) == 9  # seat 8 is the server's owner: refused
     await dpytest.run_all_events()
     assert dict(renames)[members[1].id] == "2. Бриз"
     assert dict(renames)[members[0].id] == f"1. {names[members[0].id]}"
-    failed = await sync_to_async(lambda: list(VoiceJournal.objects.filter(game=game, ok=False).values_list("kind", "seat", "detail")))()
+    failed = await sync_to_async(
+        lambda: list(VoiceJournal.objects.filter(game=game, ok=False).values_list("kind", "seat", "detail"))
+    )()
     assert failed and failed[0][:2] == ("nick", 8) and "50013" in failed[0][2]
     assert await voice_bot.apply_nicknames(config.client) == 0  # once, and the refused one not hammered
     # The bot's own renames (Discord's member updates for them) are no player's profile change (chore 5).
     assert not await sync_to_async(SilenceEvent.objects.filter(game=game).exists)()
     renames.clear()
     # The host turns the setting off mid-game: their own nicknames back, and that is no violation either.
-    await sync_to_async(voice_services.save_settings)(game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, seat_nicknames=False)
+    await sync_to_async(voice_services.save_settings)(
+        game=game, mute_enabled=True, unmute_on_tech_pause=True, alerts_enabled=True, seat_nicknames=False
+    )
     assert await voice_bot.apply_nicknames(config.client) == 9
     await dpytest.run_all_events()
     assert dict(renames)[members[1].id] == "Бриз" and dict(renames)[members[0].id] == own[members[0].id]
     assert dict(renames)[members[2].id] is None  # he had none: none again
     assert not await sync_to_async(SilenceEvent.objects.filter(game=game).exists)()
-    assert await sync_to_async(SeatNickname.objects.filter(game=game, restored_at__isnull=True, set_at__isnull=False).count)() == 0
+    assert (
+        await sync_to_async(
+            SeatNickname.objects.filter(game=game, restored_at__isnull=True, set_at__isnull=False).count
+        )()
+        == 0
+    )
     await act(game, {"do": "annul"}, host)
     assert await voice_bot.apply_nicknames(config.client) == 0  # nothing left to restore
 
@@ -183,13 +219,20 @@ def test_the_strip_names_each_failure_by_its_chore_and_saves_the_nickname_settin
 
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
     link(game)
-    voice_services.journal(game_id=game.pk, kind="invite", seat=4, ok=False, detail="Discord 403/50007: Cannot send messages to this user")
-    voice_services.journal(game_id=game.pk, kind="nick", seat=8, ok=False, detail="Discord 403/50013: Missing Permissions")
+    voice_services.journal(
+        game_id=game.pk, kind="invite", seat=4, ok=False, detail="Discord 403/50007: Cannot send messages to this user"
+    )
+    voice_services.journal(
+        game_id=game.pk, kind="nick", seat=8, ok=False, detail="Discord 403/50013: Missing Permissions"
+    )
     voice_services.journal(game_id=game.pk, kind="mafia_open", seat=None)
     client.force_login(host)
     html = client.get(reverse("discord:panel", args=[game.pk])).content.decode()
     assert "№4: приглашение не отправлено — Discord 403/50007" in html and "мут не снят" not in html
     assert "№8: ник не изменён — Discord 403/50013" in html
     assert 'data-mafia-channel="mafia_open"' in html
-    client.post(reverse("discord:voice_settings", args=[game.pk]), {"settings": "1", "mute_enabled": "on", "seat_nicknames": "on"})
+    client.post(
+        reverse("discord:voice_settings", args=[game.pk]),
+        {"settings": "1", "mute_enabled": "on", "seat_nicknames": "on"},
+    )
     assert VoiceControl.objects.get(game=game).seat_nicknames

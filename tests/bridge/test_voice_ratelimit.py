@@ -36,7 +36,11 @@ from .test_voice_chores import VoiceServer
 
 def as_json(payload, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """Discord's Content-Type exactly (discord.py reads a body as JSON only then)."""
-    return web.Response(body=json.dumps(payload).encode(), status=status, headers={**(headers or {}), "Content-Type": "application/json"})
+    return web.Response(
+        body=json.dumps(payload).encode(),
+        status=status,
+        headers={**(headers or {}), "Content-Type": "application/json"},
+    )
 
 
 class RateLimitedDiscord:
@@ -53,7 +57,9 @@ class RateLimitedDiscord:
         self.app.router.add_patch("/api/v10/guilds/{guild}/members/{user}", self.edit_member)
 
     async def me(self, request: web.Request) -> web.Response:
-        return as_json({"id": "1", "username": "bot", "discriminator": "0000", "avatar": None, "global_name": None, "bot": True})
+        return as_json(
+            {"id": "1", "username": "bot", "discriminator": "0000", "avatar": None, "global_name": None, "bot": True}
+        )
 
     async def edit_member(self, request: web.Request) -> web.Response:
         now = time.monotonic()
@@ -65,13 +71,27 @@ class RateLimitedDiscord:
         if now - self.started >= self.window - 0.005:
             self.started, self.count = now, 0
         reset_after = math.ceil((self.window - (now - self.started)) * 1000) / 1000
-        headers = {"X-RateLimit-Limit": str(self.limit), "X-RateLimit-Reset-After": f"{reset_after:.3f}", "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}", "X-RateLimit-Bucket": "member-edit"}
+        headers = {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Bucket": "member-edit",
+        }
         if self.count >= self.limit:
             self.patches.append((now, user, 429))
             # Discord's 429s come through its proxy (`Via`): discord.py takes a 429 without it
             # for a Cloudflare ban and gives up instead of waiting.
-            headers |= {"X-RateLimit-Remaining": "0", "Retry-After": f"{reset_after:.3f}", "X-RateLimit-Scope": "user", "Via": "1.1 google"}
-            return as_json({"message": "You are being rate limited.", "retry_after": reset_after, "global": False}, status=429, headers=headers)
+            headers |= {
+                "X-RateLimit-Remaining": "0",
+                "Retry-After": f"{reset_after:.3f}",
+                "X-RateLimit-Scope": "user",
+                "Via": "1.1 google",
+            }
+            return as_json(
+                {"message": "You are being rate limited.", "retry_after": reset_after, "global": False},
+                status=429,
+                headers=headers,
+            )
         self.count += 1
         self.patches.append((now, user, 200))
         headers["X-RateLimit-Remaining"] = str(self.limit - self.count)
@@ -79,8 +99,19 @@ class RateLimitedDiscord:
         if self.on_mute is not None:
             self.on_mute(user, bool(body.get("mute")))
         member = {
-            "user": {"id": str(user), "username": f"u{user}", "discriminator": "0000", "avatar": None, "global_name": None},
-            "nick": None, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": bool(body.get("mute")), "flags": 0,
+            "user": {
+                "id": str(user),
+                "username": f"u{user}",
+                "discriminator": "0000",
+                "avatar": None,
+                "global_name": None,
+            },
+            "nick": None,
+            "roles": [],
+            "joined_at": "2026-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": bool(body.get("mute")),
+            "flags": 0,
         }
         return as_json(member, headers=headers)
 
@@ -129,14 +160,25 @@ async def ten_mutes(start, host, limit: int, window: float):
         from discord_bridge import services
 
         game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=None, voice_channel_id=channel.id, webhook_url="", seats={str(s): str(config.members[s - 1].id) for s in range(1, 11)}))  # proven as the bot proves them (issue 25-8)
+        prove(
+            services.link_save(
+                game=game,
+                guild_id=config.guilds[0].id,
+                text_channel_id=None,
+                voice_channel_id=channel.id,
+                webhook_url="",
+                seats={str(s): str(config.members[s - 1].id) for s in range(1, 11)},
+            )
+        )  # proven as the bot proves them (issue 25-8)
         game_services.game_record_action(game=game, action=ROLES, expected_seq=game.seq, by=host)
         game.refresh_from_db()
         return game
 
     game = await game_at_start()
     pressed = time.monotonic()
-    await sync_to_async(lambda: game_services.game_record_action(game=game, action={"do": "start"}, expected_seq=game.seq, by=host))()
+    await sync_to_async(
+        lambda: game_services.game_record_action(game=game, action={"do": "start"}, expected_seq=game.seq, by=host)
+    )()
     await voice_bot.apply_due(config.client)
     loop_free = time.monotonic() - pressed  # the bot's loop goes on (the V1 line, the DMs) from here
     deadline = time.monotonic() + 30
@@ -146,7 +188,9 @@ async def ten_mutes(start, host, limit: int, window: float):
     landed = max(t for t, _, s in fake.patches if s == 200) - pressed  # when Discord applied the tenth
     while voice_bot._running:
         await asyncio.sleep(0.05)
-    failures = await sync_to_async(lambda: list(VoiceJournal.objects.filter(game=game, ok=False).values_list("seat", "detail")))()
+    failures = await sync_to_async(
+        lambda: list(VoiceJournal.objects.filter(game=game, ok=False).values_list("seat", "detail"))
+    )()
     muted = await sync_to_async(lambda: VoiceJournal.objects.filter(game=game, kind="mute", ok=True).count())()
     return fake, landed, loop_free, failures, muted
 
@@ -156,7 +200,9 @@ async def ten_mutes(start, host, limit: int, window: float):
 async def test_ten_mutes_at_once_stay_inside_a_10_per_10s_bucket(real_http, host):
     fake, landed, loop_free, failures, muted = await ten_mutes(real_http, host, limit=10, window=10.0)
     statuses = [s for _, _, s in fake.patches]
-    print(f"\n10 mutes, bucket 10/10 s: the tenth applied {landed * 1000:.0f} ms after the key, the bot's loop free after {loop_free * 1000:.0f} ms, {statuses.count(429)} × 429")
+    print(
+        f"\n10 mutes, bucket 10/10 s: the tenth applied {landed * 1000:.0f} ms after the key, the bot's loop free after {loop_free * 1000:.0f} ms, {statuses.count(429)} × 429"
+    )
     assert muted == 10 and failures == []
     assert statuses == [200] * 10  # not one 429, and no request sent twice
     assert landed < 1.0
@@ -168,7 +214,9 @@ async def test_ten_mutes_at_once_stay_inside_a_10_per_10s_bucket(real_http, host
 async def test_a_stricter_bucket_is_waited_out_and_every_mute_lands(real_http, host):
     fake, landed, loop_free, failures, muted = await ten_mutes(real_http, host, limit=5, window=2.0)
     statuses = [s for _, _, s in fake.patches]
-    print(f"\n10 mutes, bucket 5/2 s: the tenth applied {landed * 1000:.0f} ms after the key, the bot's loop free after {loop_free * 1000:.0f} ms, {statuses.count(429)} × 429")
+    print(
+        f"\n10 mutes, bucket 5/2 s: the tenth applied {landed * 1000:.0f} ms after the key, the bot's loop free after {loop_free * 1000:.0f} ms, {statuses.count(429)} × 429"
+    )
     assert muted == 10 and failures == []  # discord.py waits the bucket out; nothing is lost
     assert statuses.count(200) == 10 and len({u for _, u, s in fake.patches if s == 200}) == 10  # each once
     assert loop_free < 1.9, f"the bot's loop waited {loop_free:.2f} s: the bucket's own wait is 2 s"

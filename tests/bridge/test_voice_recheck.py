@@ -60,20 +60,40 @@ async def test_the_recheck_rereads_the_history_and_shows_each_plus_whose_assignm
     @sync_to_async
     def counted_vote():
         game = game_at_voting(host)  # candidates 5, then 3
-        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=channel.id, voice_channel_id=None, webhook_url="", seats=seats))  # issue 25-8
+        prove(
+            services.link_save(
+                game=game,
+                guild_id=config.guilds[0].id,
+                text_channel_id=channel.id,
+                voice_channel_id=None,
+                webhook_url="",
+                seats=seats,
+            )
+        )  # issue 25-8
         started = game.updated_at
         line_at = started + timedelta(seconds=5)
         click5, click3 = line_at + timedelta(seconds=1), line_at + timedelta(seconds=6)
-        DiscordLink.objects.filter(game=game).update(vote_key=game.clock_key, vote_line_at=line_at, vote_clicks=[[5, click5.isoformat()], [3, click3.isoformat()]])
+        DiscordLink.objects.filter(game=game).update(
+            vote_key=game.clock_key,
+            vote_line_at=line_at,
+            vote_clicks=[[5, click5.isoformat()], [3, click3.isoformat()]],
+        )
         return game, line_at, click5, click3
 
     game, line_at, click5, click3 = await counted_vote()
-    t = {"p1": click5 + timedelta(milliseconds=900), "p2": click3 + timedelta(milliseconds=500), "p4_late": click3 + timedelta(milliseconds=800), "p4": click5 + timedelta(milliseconds=1200)}
+    t = {
+        "p1": click5 + timedelta(milliseconds=900),
+        "p2": click3 + timedelta(milliseconds=500),
+        "p4_late": click3 + timedelta(milliseconds=800),
+        "p4": click5 + timedelta(milliseconds=1200),
+    }
     ids = {k: snowflake(v, i) for i, (k, v) in enumerate(t.items())}
     # What the bot received: №1 for 5, №2 for 3, and №4's «+» in the count of 3 (his earlier one,
     # in the count of 5, never reached the bot).
     for seat, key in ((1, "p1"), (2, "p2"), (4, "p4_late")):
-        await sync_to_async(services.receive_plus)(channel_id=channel.id, message_id=ids[key], author_id=members[seat - 1].id, sent_at=t[key])
+        await sync_to_async(services.receive_plus)(
+            channel_id=channel.id, message_id=ids[key], author_id=members[seat - 1].id, sent_at=t[key]
+        )
     before = (await sync_to_async(lambda: (game.refresh_from_db(), services.vote_tally(game).votes))())[1]
     assert before == {5: [1], 3: [2, 4]}
 
@@ -120,9 +140,16 @@ async def test_the_recheck_rereads_the_history_and_shows_each_plus_whose_assignm
         str(ids["p4_late"]): (4, {"status": "ok", "candidate": 3}, {"status": "repeat", "candidate": 3}),
     }
     late = next(c for c in recheck.changes if c["message_id"] == str(ids["p4_late"]))
-    assert late["before"] == {"status": "ok", "candidate": 3} and late["after"] == {"status": "repeat", "candidate": 3}  # V3
+    assert late["before"] == {"status": "ok", "candidate": 3} and late["after"] == {
+        "status": "repeat",
+        "candidate": 3,
+    }  # V3
     html = (await sync_to_async(web.get)(reverse("discord:panel", args=[game.pk]))).content.decode()
-    assert "№4 «+»: не получен → за №5" in html and "№2 «+»: за №3 → нет в канале" in html and "№4 «+»: за №3 → повтор" in html
+    assert (
+        "№4 «+»: не получен → за №5" in html
+        and "№2 «+»: за №3 → нет в канале" in html
+        and "№4 «+»: за №3 → повтор" in html
+    )
     # The re-check records nothing: the host decides the vote.
     assert (await sync_to_async(lambda: (game.refresh_from_db(), services.vote_tally(game).votes))())[1] == before
     # Nothing due any more.

@@ -55,7 +55,9 @@ def seated_round(organizer, host, members):
         participant.player = player_create(nickname=participant.nickname, discord_user_id=discord_id)
         participant.save(update_fields=["player"])
     stage = tournament_services.stage_create(tournament=t)
-    tournament_services.stage_generate_seating(stage=stage, rounds=1, seed="s1", participants=list(t.participants.order_by("pk")[:10]))
+    tournament_services.stage_generate_seating(
+        stage=stage, rounds=1, seed="s1", participants=list(t.participants.order_by("pk")[:10])
+    )
     rnd = stage.rounds.get(number=1)
     table = rnd.tables.get()
     tournament_services.table_set_host(table=table, host=host)
@@ -63,12 +65,18 @@ def seated_round(organizer, host, members):
 
 
 def seat_of(table, member_id):
-    return TableSeat.objects.select_related("participant__player").get(table=table, participant__player__discord_user_id=str(member_id)).seat_no
+    return (
+        TableSeat.objects.select_related("participant__player")
+        .get(table=table, participant__player__discord_user_id=str(member_id))
+        .seat_no
+    )
 
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-async def test_a_published_round_dms_each_linked_participant_and_a_change_sends_one_correction(harness, host, other_user):
+async def test_a_published_round_dms_each_linked_participant_and_a_change_sends_one_correction(
+    harness, host, other_user
+):
     config = harness
     members = config.members
     client = config.client
@@ -78,7 +86,9 @@ async def test_a_published_round_dms_each_linked_participant_and_a_change_sends_
 
     web = Client()
     await sync_to_async(web.force_login)(host)
-    response = await sync_to_async(web.post)(reverse("discord:round_publish", args=[rnd.pk]), {"starts_at": "2026-12-05T19:00"})
+    response = await sync_to_async(web.post)(
+        reverse("discord:round_publish", args=[rnd.pk]), {"starts_at": "2026-12-05T19:00"}
+    )
     assert response.status_code in (200, 302)
     assert await voice_bot.apply_round_notices(client) == 10
     got = dms()
@@ -86,7 +96,12 @@ async def test_a_published_round_dms_each_linked_participant_and_a_change_sends_
     for member in members[:10]:
         seat = await sync_to_async(seat_of)(table, member.id)
         (text,) = got[member.id]
-        assert f"стол 1, место {seat}" in text and other_user.username in text and "05.12.2026 19:00" in text and "Кубок" in text
+        assert (
+            f"стол 1, место {seat}" in text
+            and other_user.username in text
+            and "05.12.2026 19:00" in text
+            and "Кубок" in text
+        )
 
     # Nothing changed: a second publication or a refresh sends nothing twice.
     await sync_to_async(round_notices.publish)(round=rnd, starts_at=starts)
@@ -120,6 +135,9 @@ def test_only_an_organizer_publishes_a_round(client, host, other_user):
     stage = tournament_services.stage_create(tournament=t)
     rnd = tournament_services.round_create(stage=stage, tables=1)
     client.force_login(other_user)
-    assert client.post(reverse("discord:round_publish", args=[rnd.pk]), {"starts_at": "2026-12-05T19:00"}).status_code == 403
+    assert (
+        client.post(reverse("discord:round_publish", args=[rnd.pk]), {"starts_at": "2026-12-05T19:00"}).status_code
+        == 403
+    )
     client.force_login(host)
     assert client.post(reverse("discord:round_publish", args=[rnd.pk]), {"starts_at": "не время"}).status_code == 422

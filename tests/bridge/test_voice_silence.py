@@ -47,7 +47,16 @@ def seats_of(config) -> dict[str, str]:
 @sync_to_async
 def linked_game(host, config):
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=config.guilds[0].text_channels[0].id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))  # proven as the bot proves them (issue 25-8)
+    prove(
+        services.link_save(
+            game=game,
+            guild_id=config.guilds[0].id,
+            text_channel_id=config.guilds[0].text_channels[0].id,
+            voice_channel_id=None,
+            webhook_url="",
+            seats=seats_of(config),
+        )
+    )  # proven as the bot proves them (issue 25-8)
     return game
 
 
@@ -70,7 +79,9 @@ async def to_step(game, host, step):
 
 async def say(member, channel, text, at: datetime | None = None):
     """A message as Discord sends it: its id is a snowflake of the moment it was sent."""
-    message = dpytest.backend.make_message(text, member, channel, id_num=discord.utils.time_snowflake(at or timezone.now()))
+    message = dpytest.backend.make_message(
+        text, member, channel, id_num=discord.utils.time_snowflake(at or timezone.now())
+    )
     await dpytest.run_all_events()
     return message
 
@@ -78,11 +89,18 @@ async def say(member, channel, text, at: datetime | None = None):
 async def react(member, message, emoji):
     """MESSAGE_REACTION_ADD through discord.py's parser (dpytest's own payload lacks discord.py 2.7's
     `type` field)."""
-    dpytest.backend.get_state().parse_message_reaction_add({
-        "message_id": str(message.id), "channel_id": str(message.channel.id), "guild_id": str(message.guild.id),
-        "user_id": str(member.id), "emoji": {"id": None, "name": emoji}, "type": 0, "burst": False,
-        "member": dpytest.backend.facts.dict_from_member(member),
-    })
+    dpytest.backend.get_state().parse_message_reaction_add(
+        {
+            "message_id": str(message.id),
+            "channel_id": str(message.channel.id),
+            "guild_id": str(message.guild.id),
+            "user_id": str(member.id),
+            "emoji": {"id": None, "name": emoji},
+            "type": 0,
+            "burst": False,
+            "member": dpytest.backend.facts.dict_from_member(member),
+        }
+    )
     await dpytest.run_all_events()
 
 
@@ -144,7 +162,16 @@ async def test_the_votes_own_chat_is_the_votes_and_the_game_over_is_silence_no_m
     @sync_to_async
     def voting_game():
         game = game_at_voting(host)
-        prove(services.link_save(game=game, guild_id=config.guilds[0].id, text_channel_id=channel.id, voice_channel_id=None, webhook_url="", seats=seats_of(config)))  # proven as the bot proves them (issue 25-8)
+        prove(
+            services.link_save(
+                game=game,
+                guild_id=config.guilds[0].id,
+                text_channel_id=channel.id,
+                voice_channel_id=None,
+                webhook_url="",
+                seats=seats_of(config),
+            )
+        )  # proven as the bot proves them (issue 25-8)
         return game
 
     game = await voting_game()
@@ -195,9 +222,14 @@ async def test_the_strip_offers_one_key_foul_and_records_it_once(harness, host):
 @pytest.mark.django_db
 def test_only_the_games_host_sees_and_presses_the_silence_proposals(client, host, other_user):
     game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
-    event = SilenceEvent.objects.create(game=game, kind="chat", seat=2, user_id=1, at=timezone.now(), key="chat:1", detail="секрет")
+    event = SilenceEvent.objects.create(
+        game=game, kind="chat", seat=2, user_id=1, at=timezone.now(), key="chat:1", detail="секрет"
+    )
     client.force_login(other_user)
-    assert client.post(reverse("discord:silence_foul", args=[game.pk, event.pk]), {"expected_seq": game.seq}).status_code == 403
+    assert (
+        client.post(reverse("discord:silence_foul", args=[game.pk, event.pk]), {"expected_seq": game.seq}).status_code
+        == 403
+    )
     client.logout()
     assert client.post(reverse("discord:silence_dismiss", args=[game.pk, event.pk])).status_code in (302, 403)
     event.refresh_from_db()

@@ -59,7 +59,9 @@ for step, game in games.items():
     out[f"console_{step}"] = f"/games/{game.pk}/"
 out["board_running"] = f"/games/{games['voting'].pk}/board/"
 out["board_finished"] = f"/games/{games['finished'].pk}/board/"
-overlay_game = services.game_set_overlay(game=games["voting"], by=host, enabled=True, delay_seconds=0, confirm_no_delay=True)
+overlay_game = services.game_set_overlay(
+    game=games["voting"], by=host, enabled=True, delay_seconds=0, confirm_no_delay=True
+)
 out["overlay"] = f"/games/{overlay_game.pk}/overlay/{overlay_game.overlay_token}/"
 out["overlay_settings"] = f"/games/{overlay_game.pk}/overlay/settings/"
 

@@ -34,10 +34,25 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
 SCREENS = {"desktop": {"width": 1366, "height": 860}, "phone": {"width": 390, "height": 844}}
 # (language, screen, colour scheme): both languages on both screens, and the
 # dark scheme (the pages follow prefers-color-scheme) once, on a desktop.
-VARIANTS = [("ru", "desktop", "light"), ("en", "desktop", "light"), ("ru", "phone", "light"), ("en", "phone", "light"), ("ru", "desktop", "dark")]
+VARIANTS = [
+    ("ru", "desktop", "light"),
+    ("en", "desktop", "light"),
+    ("ru", "phone", "light"),
+    ("en", "phone", "light"),
+    ("ru", "desktop", "dark"),
+]
 VARIANT_IDS = [f"{lang}-{screen}" + ("-dark" if scheme == "dark" else "") for lang, screen, scheme in VARIANTS]
 # What a spectator without an account opens (the top bar differs).
-PUBLIC_PAGES = {"login", "board_running", "board_finished", "tournaments_list", "tournament_detail", "standings", "scoring", "player"}
+PUBLIC_PAGES = {
+    "login",
+    "board_running",
+    "board_finished",
+    "tournaments_list",
+    "tournament_detail",
+    "standings",
+    "scoring",
+    "player",
+}
 
 # (name, path or key of the data, a selector that shows the page is ready)
 PAGES: list[tuple[str, str, str]] = [
@@ -133,7 +148,9 @@ def _audit(page: Any, url: str, name: str, ready: str, lang: str, label: str, *,
     assert response is not None and response.status == 200, f"{url}: HTTP {response and response.status}"
     page.wait_for_selector(ready, state="attached")
     assert page.evaluate("document.documentElement.lang") == lang
-    result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})", AXE_TAGS)
+    result = page.evaluate(
+        "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})", AXE_TAGS
+    )
     violations = result["violations"]
     assert not violations, f"{name} [{label}] {url}: {len(violations)} axe violation(s)\n" + _describe(violations)
     if reflow and name != "overlay":  # the overlay is a 1920×1080 stream source, never read on a phone
@@ -155,10 +172,24 @@ def test_page_has_no_axe_violations(audit_pages, live_server_url, a11y_data, nam
 
 
 @pytest.mark.parametrize(("lang", "screen"), [("ru", "phone"), ("en", "desktop")])
-@pytest.mark.parametrize(("name", "where", "ready"), [p for p in PAGES if p[0] in PUBLIC_PAGES], ids=[p[0] for p in PAGES if p[0] in PUBLIC_PAGES])
-def test_public_page_without_an_account_has_no_axe_violations(audit_pages, live_server_url, a11y_data, name, where, ready, lang, screen):
+@pytest.mark.parametrize(
+    ("name", "where", "ready"),
+    [p for p in PAGES if p[0] in PUBLIC_PAGES],
+    ids=[p[0] for p in PAGES if p[0] in PUBLIC_PAGES],
+)
+def test_public_page_without_an_account_has_no_axe_violations(
+    audit_pages, live_server_url, a11y_data, name, where, ready, lang, screen
+):
     page = audit_pages(lang, screen, "light", signed_in=False)
-    _audit(page, _url(live_server_url, a11y_data, where), name, ready, lang, f"{lang}, {screen}, anonymous", reflow=screen == "phone")
+    _audit(
+        page,
+        _url(live_server_url, a11y_data, where),
+        name,
+        ready,
+        lang,
+        f"{lang}, {screen}, anonymous",
+        reflow=screen == "phone",
+    )
 
 
 @pytest.mark.parametrize(("lang", "screen"), [("ru", "desktop"), ("en", "phone")])
@@ -170,7 +201,9 @@ def test_console_menus_and_dialogs_have_no_axe_violations(audit_pages, live_serv
     page.wait_for_selector("#console")
 
     def check(what: str) -> None:
-        result = page.evaluate("(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})", AXE_TAGS)
+        result = page.evaluate(
+            "(tags) => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})", AXE_TAGS
+        )
         assert not result["violations"], f"console {what} [{lang}, {screen}]\n" + _describe(result["violations"])
 
     page.click(".head-tools details.menu > summary")

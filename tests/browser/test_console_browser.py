@@ -116,7 +116,12 @@ def test_host_plays_red_win_by_clicks_and_keys(page, live_server_url, live_user,
     actions = example_actions()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in (m.location or {}).get("url", "") else None)
+    page.on(
+        "console",
+        lambda m: (
+            errors.append(m.text) if m.type == "error" and "favicon" not in (m.location or {}).get("url", "") else None
+        ),
+    )
     sign_in(page, live_server_url, live_user)
 
     # Create the game: the ten nicknames pasted, the order kept as typed.

@@ -35,12 +35,19 @@ def test_a_speech_ends_with_two_tones_at_its_zero(js):
     cues = js.evaluate("p => MafiaCues.plan({step: 'speech', remainingMs: 42000, running: true}, p)", ALL_ON)
     assert [(c["at"], c["kind"]) for c in cues] == [(42000, "speech_end"), (42350, "speech_end")]
     assert js.evaluate("MafiaCues.plan({step: 'speech', remainingMs: 42000, running: true}, {})") == []  # switched off
-    assert js.evaluate("p => MafiaCues.plan({step: 'speech', remainingMs: 42000, running: false}, p)", ALL_ON) == []  # paused
+    assert (
+        js.evaluate("p => MafiaCues.plan({step: 'speech', remainingMs: 42000, running: false}, p)", ALL_ON) == []
+    )  # paused
 
 
 def test_a_night_step_ticks_its_last_three_seconds(js):
     cues = js.evaluate("p => MafiaCues.plan({step: 'don_check', remainingMs: 15000, running: true}, p)", ALL_ON)
-    assert [(c["at"], c["kind"]) for c in cues] == [(12000, "night_tick"), (13000, "night_tick"), (14000, "night_tick"), (15000, "night_end")]
+    assert [(c["at"], c["kind"]) for c in cues] == [
+        (12000, "night_tick"),
+        (13000, "night_tick"),
+        (14000, "night_tick"),
+        (15000, "night_end"),
+    ]
     late = js.evaluate("p => MafiaCues.plan({step: 'sheriff_check', remainingMs: 1500, running: true}, p)", ALL_ON)
     assert [c["at"] for c in late] == [500, 1500]  # ticks already past are not played
 

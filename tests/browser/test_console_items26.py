@@ -18,7 +18,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 
 def clock(page) -> tuple[str, str]:
-    return tuple(page.evaluate("() => { const c = document.querySelector('#console .clock'); return [c.textContent.trim(), c.dataset.running]; }"))
+    return tuple(
+        page.evaluate(
+            "() => { const c = document.querySelector('#console .clock'); return [c.textContent.trim(), c.dataset.running]; }"
+        )
+    )
 
 
 def key_to_screen(page, key: str, selector: str) -> float:
@@ -69,7 +73,9 @@ def test_after_the_night_falls_the_clock_waits_full_until_space(host, live_manag
     assert host.log() == [*start, {"do": "next"}]
 
 
-def test_the_days_first_speech_waits_for_good_morning_and_so_does_the_board(host, live_manage, live_user, live_server_url):
+def test_the_days_first_speech_waits_for_good_morning_and_so_does_the_board(
+    host, live_manage, live_user, live_server_url
+):
     g = day1().until("mafia_shot").do("next")  # Night 1: a miss
     assert g.state.step == "don_check"
     game = _import(live_manage, live_user, g.actions)
@@ -119,7 +125,12 @@ def test_the_days_first_speech_waits_for_good_morning_and_so_does_the_board(host
     host.ready()
     n = host.seq()
     key_to_screen(page, " ", f'#console[data-seq="{n + 1}"]')
-    assert host.log() == [*start, {"do": "don_check", "target": 6}, {"do": "sheriff_check", "target": 3}, {"do": "next"}]
+    assert host.log() == [
+        *start,
+        {"do": "don_check", "target": 6},
+        {"do": "sheriff_check", "target": 3},
+        {"do": "next"},
+    ]
 
 
 # --- item 9: «Трансляция и протокол» does not push the console down --------------------------------------
@@ -132,7 +143,12 @@ def _box(page, sel: str) -> dict[str, float]:
 
 
 def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"] or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
 def test_the_share_menu_opens_without_pushing_or_covering_the_console(host, live_manage, live_user):
@@ -144,7 +160,11 @@ def test_the_share_menu_opens_without_pushing_or_covering_the_console(host, live
     page.wait_for_selector(".menu[open] #share")
     after = {sel: _box(page, sel) for sel in key}
     for sel in key:
-        assert abs(after[sel]["y"] - before[sel]["y"]) < 1 and abs(after[sel]["x"] - before[sel]["x"]) < 1, (sel, before[sel], after[sel])
+        assert abs(after[sel]["y"] - before[sel]["y"]) < 1 and abs(after[sel]["x"] - before[sel]["x"]) < 1, (
+            sel,
+            before[sel],
+            after[sel],
+        )
     body = _box(page, ".menu[open] .menu-body")
     assert body["y"] >= 0 and body["y"] + body["height"] <= 860 and body["x"] + body["width"] <= 1366, body
     for sel in ("#console .banner", "#console .clock", "#next-btn", "#undo-btn"):

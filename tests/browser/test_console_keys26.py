@@ -97,7 +97,14 @@ def test_the_discord_link_form_keeps_its_text_across_refreshes(host, live_manage
 
 def don_voted_out_night2() -> list[dict[str, Any]]:
     """Night 2; the Don (seat 2) was voted out on Day 2; the blacks have just shot seat 8."""
-    g = day1().until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 7}).do("next").do("next").do("best_move", seats=[2, 3])
+    g = (
+        day1()
+        .until("mafia_shot")
+        .do("shots", by={"2": 7, "3": 7, "4": 7})
+        .do("next")
+        .do("next")
+        .do("best_move", seats=[2, 3])
+    )
     g.until("speech")
     while g.state.phase == "night" or g.state.step != "speech" or g.state.day != 2:
         g.do("next")
@@ -137,7 +144,13 @@ def test_the_don_out_night_runs_one_clock_and_the_sheriff_gets_his_15_seconds(ho
 def sheriff_out_missed_night1() -> list[dict[str, Any]]:
     """The Sheriff (seat 1) disqualified on Day 1; Night 1's shots miss; the Don checks:
     the log is at Day 2's first speech, with no step for the Sheriff."""
-    g = day1().do("disqualify", seat=1).until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 8}).do("don_check", target=5)
+    g = (
+        day1()
+        .do("disqualify", seat=1)
+        .until("mafia_shot")
+        .do("shots", by={"2": 7, "3": 7, "4": 8})
+        .do("don_check", target=5)
+    )
     assert (g.state.phase, g.state.day, g.state.step) == ("day", 2, "speech"), (g.state.phase, g.state.step)
     return g.actions
 
@@ -204,7 +217,9 @@ def test_every_penalty_kind_by_keyboard_with_a_reason(host, live_manage, live_us
         page.keyboard.press("Enter")
         if confirm:
             # A removal asks once more, saying so; nothing is recorded yet.
-            page.wait_for_function("() => document.querySelector('[data-reason-note]').textContent.includes('Enter ещё раз')")
+            page.wait_for_function(
+                "() => document.querySelector('[data-reason-note]').textContent.includes('Enter ещё раз')"
+            )
             assert host.seq() == n
             page.wait_for_timeout(450)  # a reflex double Enter is not a confirmation
             page.keyboard.press("Enter")
@@ -247,7 +262,12 @@ def test_every_penalty_kind_by_keyboard_with_a_reason(host, live_manage, live_us
     # ППК by keys: the game ends with the team's loss (W5).
     penalty("k", 3, "доказ", confirm=True)
     last = host.log()[-1]
-    assert last["do"] == "ppk" and last["seat"] == 3 and last["team"] == "black" and last.get("reason_code") == "role_proof_out_of_game", last
+    assert (
+        last["do"] == "ppk"
+        and last["seat"] == 3
+        and last["team"] == "black"
+        and last.get("reason_code") == "role_proof_out_of_game"
+    ), last
 
 
 # --- item 6: a tournament table's game: no second seating, no «сделать рейтинговой» ----------------------
@@ -274,7 +294,12 @@ def test_a_tournament_game_offers_no_draw_and_no_rated_switch(host, live_manage,
     csrf = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
     r = page.request.post(
         f"{live_server_url}/games/{game}/act/",
-        form={"do": "seat", "players": "\n".join(f"X{i}" for i in range(1, 11)), "seating": "random", "expected_seq": str(host.seq())},
+        form={
+            "do": "seat",
+            "players": "\n".join(f"X{i}" for i in range(1, 11)),
+            "seating": "random",
+            "expected_seq": str(host.seq()),
+        },
         headers={"X-CSRFToken": csrf, "HX-Request": "true", "Referer": live_server_url + "/"},
     )
     assert r.status == 422 and "S1" in r.text()
@@ -295,14 +320,23 @@ def _box(page, sel: str) -> dict[str, float]:
 
 
 def _inside(box: dict[str, float], height: int = 844, width: int = 390) -> bool:
-    return box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
+    return (
+        box["y"] >= 0 and box["y"] + box["height"] <= height and box["x"] >= 0 and box["x"] + box["width"] <= width + 1
+    )
 
 
 def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"] or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+    return not (
+        a["x"] + a["width"] <= b["x"]
+        or b["x"] + b["width"] <= a["x"]
+        or a["y"] + a["height"] <= b["y"]
+        or b["y"] + b["height"] <= a["y"]
+    )
 
 
-def test_a_phone_shows_the_clock_the_speaker_and_the_seats_on_one_screen(browser, live_server_url, live_manage, live_user):
+def test_a_phone_shows_the_clock_the_speaker_and_the_seats_on_one_screen(
+    browser, live_server_url, live_manage, live_user
+):
     speech = _import(live_manage, live_user, day1().do("nominate", by=1, target=5).do("next").actions)
     g = day1().do("nominate", by=1, target=3).do("next").do("nominate", by=2, target=5).until("voting")
     voting = _import(live_manage, live_user, g.actions)

@@ -65,7 +65,14 @@ def scenarios() -> dict[str, list[dict[str, Any]]]:
     assert g.state.step == "best_move"
     out["best_move"] = g.actions
     # Day 2: seat 7 was shot in Night 1 (he is not at the table).
-    g = day1().until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 7}).do("next").do("next").do("best_move", seats=[2, 3, 4])
+    g = (
+        day1()
+        .until("mafia_shot")
+        .do("shots", by={"2": 7, "3": 7, "4": 7})
+        .do("next")
+        .do("next")
+        .do("best_move", seats=[2, 3, 4])
+    )
     g.until("speech")
     out["day2"] = g.actions
     # Day 1, seat 5 has three fouls: a 4th one removes him and cancels the vote (F7).
@@ -81,7 +88,14 @@ def scenarios() -> dict[str, list[dict[str, Any]]]:
     # Setup: seated, no roles yet.
     out["seated"] = [SETUP[0]]
     # The morning after Night 1: seat 7's last word.
-    g = day1().until("mafia_shot").do("shots", by={"2": 7, "3": 7, "4": 7}).do("next").do("next").do("best_move", seats=[2, 3, 4])
+    g = (
+        day1()
+        .until("mafia_shot")
+        .do("shots", by={"2": 7, "3": 7, "4": 7})
+        .do("next")
+        .do("next")
+        .do("best_move", seats=[2, 3, 4])
+    )
     assert g.state.step == "last_word" and g.state.phase == "night"
     out["morning"] = g.actions
     out["finished"] = whole_game()
@@ -271,10 +285,13 @@ def test_a_warning_stays_a_warning_whatever_reason_is_picked(host, games, live_m
     page.click("#tile-4 [data-penalty-seat]")
     page.check("#penalty-form input[value=warning]")
     visible = page.eval_on_selector_all(
-        "#penalty-form select[name=reason] option", "os => os.filter(o => o.value && !o.disabled).map(o => o.dataset.penalty)"
+        "#penalty-form select[name=reason] option",
+        "os => os.filter(o => o.value && !o.disabled).map(o => o.dataset.penalty)",
     )
     assert visible and set(visible) == {"warning"}, visible
-    reason = page.eval_on_selector("#penalty-form select[name=reason]", "s => [...s.options].find(o => o.value && !o.disabled).value")
+    reason = page.eval_on_selector(
+        "#penalty-form select[name=reason]", "s => [...s.options].find(o => o.value && !o.disabled).value"
+    )
     page.select_option("#penalty-form select[name=reason]", reason)
     assert page.is_checked("#penalty-form input[value=warning]")
     n = host.seq()
@@ -368,7 +385,9 @@ def test_a_malformed_best_move_is_refused_in_human_words(host, games, live_manag
     game = fresh(live_manage, live_user, "best_move")
     page = host.open(game)
     # Four seats forced past the page (a stale or tampered form): the server refuses.
-    page.evaluate("document.querySelectorAll('#console .best-form input[type=checkbox]').forEach((c, i) => { if (i < 4) { c.disabled = false; c.checked = true; } })")
+    page.evaluate(
+        "document.querySelectorAll('#console .best-form input[type=checkbox]').forEach((c, i) => { if (i < 4) { c.disabled = false; c.checked = true; } })"
+    )
     page.evaluate("document.querySelector('#console .best-form [data-submit]').disabled = false")
     page.click("#console .best-form [data-submit]")
     page.wait_for_selector("#console .flash-error")

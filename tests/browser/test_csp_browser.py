@@ -19,7 +19,9 @@ def test_an_injected_inline_script_is_refused_and_reported(page, live_server_url
     page.goto(live_server_url + "/accounts/login/")
     header = page.request.get(live_server_url + "/accounts/login/").headers["content-security-policy"]
     assert "script-src 'self'" in header and "unsafe-inline" not in header and "unsafe-eval" not in header
-    page.evaluate("() => { const s = document.createElement('script'); s.textContent = 'window.__inlineRan = 1'; document.body.appendChild(s); }")
+    page.evaluate(
+        "() => { const s = document.createElement('script'); s.textContent = 'window.__inlineRan = 1'; document.body.appendChild(s); }"
+    )
     page.wait_for_timeout(300)
     assert page.evaluate("() => window.__inlineRan") is None, "the policy did not block an inline script"
     assert any("script-src" in v for v in root_conftest.CSP_VIOLATIONS), root_conftest.CSP_VIOLATIONS

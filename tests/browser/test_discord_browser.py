@@ -39,11 +39,20 @@ def redis_live(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("discord-live")
     env = dict(os.environ)
     env.pop("DATABASE_URL", None)
-    env.update({"SQLITE_PATH": str(tmp / "live.sqlite3"), "DJANGO_DEBUG": "1", "REDIS_URL": REDIS_URL, "DJANGO_SETTINGS_MODULE": "mafia_protocol.settings"})
+    env.update(
+        {
+            "SQLITE_PATH": str(tmp / "live.sqlite3"),
+            "DJANGO_DEBUG": "1",
+            "REDIS_URL": REDIS_URL,
+            "DJANGO_SETTINGS_MODULE": "mafia_protocol.settings",
+        }
+    )
     env["PYTHONPATH"] = str(PROJECT_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
 
     def manage(*args):
-        out = subprocess.run([sys.executable, "manage.py", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "manage.py", *args], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
         if out.returncode:
             raise RuntimeError(out.stdout + out.stderr)
         return out.stdout
@@ -52,7 +61,13 @@ def redis_live(tmp_path_factory):
     port = _free_port()
     daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
     log = open(tmp / "daphne.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen([daphne, "--bind", "127.0.0.1", "--port", str(port), "mafia_protocol.asgi:application"], cwd=PROJECT_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [daphne, "--bind", "127.0.0.1", "--port", str(port), "mafia_protocol.asgi:application"],
+        cwd=PROJECT_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_http(url + "/accounts/login/", proc)
@@ -164,8 +179,15 @@ def test_dm_shot_proposal_appears_prefilled_and_enter_records_it(redis_live, pag
 def wait_console_prefilled(page, targets: dict[int, str]) -> None:
     """Each black's row of the console's own shot panel has the proposed seat chosen and outlined, under the «из Discord» badge."""
     for black, target in targets.items():
-        page.wait_for_selector(f'#console [data-picker="shots"] input[name="shot-{black}"][value="{target}"]:checked', state="attached", timeout=10_000)
-        assert page.locator(f'#console [data-black="{black}"] label.seatbtn.is-discord input[value="{target}"]').count() == 1
+        page.wait_for_selector(
+            f'#console [data-picker="shots"] input[name="shot-{black}"][value="{target}"]:checked',
+            state="attached",
+            timeout=10_000,
+        )
+        assert (
+            page.locator(f'#console [data-black="{black}"] label.seatbtn.is-discord input[value="{target}"]').count()
+            == 1
+        )
     assert page.locator('#console [data-picker="shots"] [data-discord-badge]').inner_text() == "из Discord"
 
 
@@ -241,7 +263,11 @@ def test_plus_messages_prefill_the_console_vote_panel(redis_live, page):
     page.goto(f"{url}/games/{pk}/")
     page.wait_for_selector("#console.step-voting")
     for voter in (2, 3):
-        page.wait_for_selector(f'#console [data-picker="votes"] input[name="vote-{voter}"][value="5"]:checked', state="attached", timeout=10_000)
+        page.wait_for_selector(
+            f'#console [data-picker="votes"] input[name="vote-{voter}"][value="5"]:checked',
+            state="attached",
+            timeout=10_000,
+        )
     assert page.locator('#console [data-picker="votes"] label.seatbtn.is-discord').count() == 2
     assert page.locator('#console [data-picker="votes"] [data-discord-badge]').count() == 1
     assert page.locator('#console [data-picker="votes"] input:checked').count() == 2

@@ -31,7 +31,6 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 PASSWORD = "obs-secret-42"
 
 
-
 class FakeObs:
     """obs-websocket 5's handshake and SetCurrentProgramScene, nothing else."""
 
@@ -50,7 +49,18 @@ class FakeObs:
 
     async def handler(self, ws) -> None:
         assert ws.request.headers.get("Sec-WebSocket-Protocol") == "obswebsocket.json"
-        await ws.send(json.dumps({"op": 0, "d": {"obsWebSocketVersion": "5.5.0", "rpcVersion": 1, "authentication": {"challenge": self.challenge, "salt": self.salt}}}))
+        await ws.send(
+            json.dumps(
+                {
+                    "op": 0,
+                    "d": {
+                        "obsWebSocketVersion": "5.5.0",
+                        "rpcVersion": 1,
+                        "authentication": {"challenge": self.challenge, "salt": self.salt},
+                    },
+                }
+            )
+        )
         identify = json.loads(await ws.recv())
         if identify.get("op") != 1 or identify["d"].get("authentication") != self.expected_auth():
             self.failed_auth += 1
@@ -61,7 +71,18 @@ class FakeObs:
             msg = json.loads(raw)
             if msg.get("op") == 6 and msg["d"]["requestType"] == "SetCurrentProgramScene":
                 self.scenes.append((msg["d"]["requestData"]["sceneName"], time.monotonic()))
-                await ws.send(json.dumps({"op": 7, "d": {"requestType": "SetCurrentProgramScene", "requestId": msg["d"]["requestId"], "requestStatus": {"result": True, "code": 100}}}))
+                await ws.send(
+                    json.dumps(
+                        {
+                            "op": 7,
+                            "d": {
+                                "requestType": "SetCurrentProgramScene",
+                                "requestId": msg["d"]["requestId"],
+                                "requestStatus": {"result": True, "code": 100},
+                            },
+                        }
+                    )
+                )
 
     def _run(self) -> None:
         import websockets
@@ -91,7 +112,9 @@ def test_obs_follows_a_whole_game_with_the_overlays_delay(server, browser, tmp_p
     srv, info, env = server
     access_log = tmp_path / "daphne.log"  # where the shared fixture's daphne writes
     game, seq = info["game"], info["seq"]
-    out = subprocess.run([str(PYTHON), "-c", OVERLAY_ON, str(game), "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(PYTHON), "-c", OVERLAY_ON, str(game), "2"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     token = out.stdout.strip().splitlines()[-1]
     obs = FakeObs().start()
@@ -115,7 +138,9 @@ def test_obs_follows_a_whole_game_with_the_overlays_delay(server, browser, tmp_p
 
         def act(action: dict, scene: str | None = None) -> None:
             nonlocal seq
-            assert host.post(f"/games/{game}/act/", {"action": json.dumps(action), "expected_seq": str(seq)}) == 200, action
+            assert host.post(f"/games/{game}/act/", {"action": json.dumps(action), "expected_seq": str(seq)}) == 200, (
+                action
+            )
             seq += 1
             if scene:
                 acted[scene] = time.monotonic()

@@ -13,7 +13,13 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.live]
 
 PLAYERS = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett"]
-DAY1 = [{"do": "seat", "players": PLAYERS}, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "next"}, {"do": "next"}]
+DAY1 = [
+    {"do": "seat", "players": PLAYERS},
+    {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+    {"do": "start"},
+    {"do": "next"},
+    {"do": "next"},
+]
 F18_FOUL_CODES = {"vote_retraction", "gestures_during_vote", "delaying_speech_three_fouls"}
 
 
@@ -40,7 +46,11 @@ def _open(page, url, user, game_id):
 
 
 def _offered(page) -> set[str]:
-    return set(page.eval_on_selector_all("#penalty-form select[name=reason] option", "os => os.filter(o => o.value && !o.disabled).map(o => o.value)"))
+    return set(
+        page.eval_on_selector_all(
+            "#penalty-form select[name=reason] option", "os => os.filter(o => o.value && !o.disabled).map(o => o.value)"
+        )
+    )
 
 
 def test_f18_f19_penalty_dialog_offers(page, live_server_url, live_user, live_manage):
@@ -53,7 +63,11 @@ def test_f18_f19_penalty_dialog_offers(page, live_server_url, live_user, live_ma
     fouls = _offered(page)
     assert fouls and not fouls & F18_FOUL_CODES, fouls
     page.check("#penalty-form input[value=grey_card]")
-    assert {"double_or_removed_vote_three_fouls", "gestures_vote_three_fouls", "delaying_speech_three_fouls"} <= _offered(page)
+    assert {
+        "double_or_removed_vote_three_fouls",
+        "gestures_vote_three_fouls",
+        "delaying_speech_three_fouls",
+    } <= _offered(page)
     page.click("#penalty-dialog [data-close-dialog]")
     # A seat with fewer fouls still gets vote retraction as a foul.
     page.click("#tile-7 [data-penalty-seat]")
@@ -62,7 +76,9 @@ def test_f18_f19_penalty_dialog_offers(page, live_server_url, live_user, live_ma
     page.click("#penalty-dialog [data-close-dialog]")
     # F19: seat 6 has left — warning and grey card only; the warning is recorded.
     page.click("#tile-6 [data-penalty-seat]")
-    enabled = page.eval_on_selector_all("#penalty-form input[name=do]", "rs => rs.filter(r => !r.disabled).map(r => r.value)")
+    enabled = page.eval_on_selector_all(
+        "#penalty-form input[name=do]", "rs => rs.filter(r => !r.disabled).map(r => r.value)"
+    )
     assert enabled == ["warning", "grey_card"], enabled
     assert page.is_checked("#penalty-form input[value=warning]")
     seq = int(page.get_attribute("#console", "data-seq"))

@@ -21,7 +21,9 @@ DAY1 = [
 ]
 
 
-def test_a_pause_counts_down_on_console_and_board_and_the_host_ends_it_early(page, live_server_url, live_manage, live_user):
+def test_a_pause_counts_down_on_console_and_board_and_the_host_ends_it_early(
+    page, live_server_url, live_manage, live_user
+):
     out = live_manage(
         "shell",
         "-c",
@@ -58,8 +60,12 @@ def test_a_pause_counts_down_on_console_and_board_and_the_host_ends_it_early(pag
     first_board = board.inner_text("#board-pause [data-pause-text]")
     first_console = page.inner_text("#tech-pause-run .mini-clock")
     assert re.fullmatch(r"[12]:\d\d", first_board) and re.fullmatch(r"[12]:\d\d", first_console)
-    board.wait_for_function("(t) => document.querySelector('#board-pause [data-pause-text]').textContent !== t", arg=first_board)
-    page.wait_for_function("(t) => document.querySelector('#tech-pause-run .mini-clock').textContent !== t", arg=first_console)
+    board.wait_for_function(
+        "(t) => document.querySelector('#board-pause [data-pause-text]').textContent !== t", arg=first_board
+    )
+    page.wait_for_function(
+        "(t) => document.querySelector('#tech-pause-run .mini-clock').textContent !== t", arg=first_console
+    )
 
     # Ended early: gone from the console and, through a frame, from the board.
     page.click("#tech-pause-end")

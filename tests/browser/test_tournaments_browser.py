@@ -69,10 +69,16 @@ def test_organizer_flow_and_live_standings(page, live_server_url, live_user):
     standings.wait_for_selector("#live-status:not([hidden])")
     assert standings.get_attribute("#standings", "data-games") == "0"
 
-    for action in ({"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, {"do": "start"}, {"do": "ppk", "team": "black"}):
+    for action in (
+        {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        {"do": "start"},
+        {"do": "ppk", "team": "black"},
+    ):
         _act(page, url, game_id, action)
 
     # No reload: the websocket brought the new standings.
     standings.wait_for_selector('#standings[data-games="1"]')
     winners = [w.replace(",", ".") for w in standings.locator("#standings tbody tr td.total").all_inner_texts()]
-    assert winners.count("1.00") == 7 and winners.count("0.00") == 3  # six civilians and the Sheriff won (two decimals, as in the workbook)
+    assert (
+        winners.count("1.00") == 7 and winners.count("0.00") == 3
+    )  # six civilians and the Sheriff won (two decimals, as in the workbook)

@@ -44,7 +44,10 @@ def test_usernames_only_unless_passwords_are_asked_for(host, tmp_path):
 @pytest.mark.django_db
 def test_import_replays_undos_where_they_were_and_keeps_overlay_and_times(host, tmp_path):
     game = played_game(host)
-    payloads, times = game.action_payloads(), list(game.actions.order_by("seq").values_list("seq", "created_at", "undone_at"))
+    payloads, times = (
+        game.action_payloads(),
+        list(game.actions.order_by("seq").values_list("seq", "created_at", "undone_at")),
+    )
     before = archive.export_archive(with_passwords=True, with_secrets=True)
     Game.objects.all().delete()
     archive.import_archive(before)
@@ -78,12 +81,26 @@ def v1_archive(actions):
 def test_a_log_todays_rules_refuse_is_imported_as_recorded_and_flagged(tmp_path):
     # Issue 27-2: the earlier import replayed through the engine and refused the whole archive.
     path = tmp_path / "old.json"
-    path.write_text(json.dumps(v1_archive([{"do": "seat", "players": PLAYERS}, {"do": "vote_for_nobody"}, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}])))
+    path.write_text(
+        json.dumps(
+            v1_archive(
+                [
+                    {"do": "seat", "players": PLAYERS},
+                    {"do": "vote_for_nobody"},
+                    {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+                ]
+            )
+        )
+    )
     out = io.StringIO()
     call_command("import_archive", str(path), stdout=out)
     game = Game.objects.get()
     assert game.pk == 7 and game.seq == 3
-    assert [a.payload["do"] for a in game.actions.order_by("seq")] == ["seat", "vote_for_nobody", "roles"]  # the log as recorded
+    assert [a.payload["do"] for a in game.actions.order_by("seq")] == [
+        "seat",
+        "vote_for_nobody",
+        "roles",
+    ]  # the log as recorded
     assert "game 7: imported as recorded; today's rules would refuse action 2 (FORMAT:" in out.getvalue()
     assert game.status == "setup" and game.seats.count() == 10  # today's reading of the rest
     assert dict(game.seats.filter(seat_no__in=(1, 2)).values_list("seat_no", "role")) == {1: "sheriff", 2: "don"}
@@ -128,7 +145,11 @@ def test_a_tables_annulled_game_and_its_replay_both_come_back(host):
     Game.objects.all().delete()
     archive.import_archive(data)
     rebuilt = Table.objects.get()
-    assert rebuilt.game is not None and list(rebuilt.annulled_games.all()) != [] and rebuilt.game not in rebuilt.annulled_games.all()
+    assert (
+        rebuilt.game is not None
+        and list(rebuilt.annulled_games.all()) != []
+        and rebuilt.game not in rebuilt.annulled_games.all()
+    )
     assert Game.objects.count() == 2
 
 

@@ -24,7 +24,9 @@ def v1(games=None, users=None):
     return {
         "format": "mafia-protocol-archive/1",
         "users": users if users is not None else [{"username": "h"}],
-        "games": games if games is not None else [{"id": 1, "title": "T", "host": "h", "created_at": "2026-01-01T10:00:00+00:00", "seq": 0, "actions": []}],
+        "games": games
+        if games is not None
+        else [{"id": 1, "title": "T", "host": "h", "created_at": "2026-01-01T10:00:00+00:00", "seq": 0, "actions": []}],
         "tournaments": [],
     }
 
@@ -42,7 +44,15 @@ def refused(tmp_path, content, *args):
 
 
 def game(**changes):
-    return {"id": 1, "title": "T", "host": "h", "created_at": "2026-01-01T10:00:00+00:00", "seq": 0, "actions": [], **changes}
+    return {
+        "id": 1,
+        "title": "T",
+        "host": "h",
+        "created_at": "2026-01-01T10:00:00+00:00",
+        "seq": 0,
+        "actions": [],
+        **changes,
+    }
 
 
 @pytest.mark.django_db
@@ -52,7 +62,10 @@ def game(**changes):
         (v1(games=[game(id="abc")]), "games[0].id: an integer id was expected, got 'abc'"),
         (v1(games=[{k: v for k, v in game().items() if k != "host"}]), "games[0]: no host"),
         (v1(users=["h"]), "users[0]: an object was expected"),
-        (b'{"format": "mafia-protocol-archive/1", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "not JSON: nested deeper than 32 levels"),
+        (
+            b'{"format": "mafia-protocol-archive/1", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+            "not JSON: nested deeper than 32 levels",
+        ),
         (b'{"format": "mafia-protocol-archive/1", "users": [{"username": "\xff\xfe"}]}', "not JSON: not UTF-8 text"),
         (v1(games=[game(title="x" * 100_000)]), "games.game row 0, title: longer than 200 characters"),
         (v1(games=[game(seq="many")]), "games.game row 0, seq: a number was expected, got 'many'"),
@@ -60,12 +73,44 @@ def game(**changes):
         (v1(games=[game(created_at="2026-01-01T10:00:00")]), "a time without its UTC offset"),
         (v1(games=[game(created_at="yesterday")]), "games.game row 0, created_at:"),
         (v1(games=[game(host="nobody")]), "user 'nobody' is not in the archive's users"),
-        ({"format": "mafia-protocol-archive/2", "users": [], "tables": {"games.game": "x"}}, "games.game: a list was expected"),
-        ({"format": "mafia-protocol-archive/2", "users": [], "tables": {"players.reprimand": []}}, "tables of a newer version: players.reprimand"),
-        ({"format": "mafia-protocol-archive/2", "users": [{"username": "h"}], "tables": {"games.game": [{"id": 1, "host": "h", "colour": "red"}]}}, "unknown field 'colour'"),
-        ({"format": "mafia-protocol-archive/1", "users": [], "games": [], "tournaments": [{"scoring": {}}]}, "damaged archive: KeyError: 'name'"),
+        (
+            {"format": "mafia-protocol-archive/2", "users": [], "tables": {"games.game": "x"}},
+            "games.game: a list was expected",
+        ),
+        (
+            {"format": "mafia-protocol-archive/2", "users": [], "tables": {"players.reprimand": []}},
+            "tables of a newer version: players.reprimand",
+        ),
+        (
+            {
+                "format": "mafia-protocol-archive/2",
+                "users": [{"username": "h"}],
+                "tables": {"games.game": [{"id": 1, "host": "h", "colour": "red"}]},
+            },
+            "unknown field 'colour'",
+        ),
+        (
+            {"format": "mafia-protocol-archive/1", "users": [], "games": [], "tournaments": [{"scoring": {}}]},
+            "damaged archive: KeyError: 'name'",
+        ),
     ],
-    ids=["game-id-abc", "no-host", "user-as-string", "deep-nesting", "not-utf8", "long-title", "seq-text", "seq-negative", "naive-time", "bad-time", "unknown-user", "table-not-list", "newer-model", "unknown-field", "tournament-no-name"],
+    ids=[
+        "game-id-abc",
+        "no-host",
+        "user-as-string",
+        "deep-nesting",
+        "not-utf8",
+        "long-title",
+        "seq-text",
+        "seq-negative",
+        "naive-time",
+        "bad-time",
+        "unknown-user",
+        "table-not-list",
+        "newer-model",
+        "unknown-field",
+        "tournament-no-name",
+    ],
 )
 def test_every_damaged_archive_is_one_line_and_writes_nothing(tmp_path, content, expected):
     assert expected in refused(tmp_path, content)
@@ -74,7 +119,12 @@ def test_every_damaged_archive_is_one_line_and_writes_nothing(tmp_path, content,
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("u" * 300, "a username is 1 to 150 characters"), ("a\x00b", "a username is 1 to 150 characters"), ("two words", "is not a valid username"), ("", "a username is 1 to 150")],
+    [
+        ("u" * 300, "a username is 1 to 150 characters"),
+        ("a\x00b", "a username is 1 to 150 characters"),
+        ("two words", "is not a valid username"),
+        ("", "a username is 1 to 150"),
+    ],
     ids=["300-chars", "nul", "space", "empty"],
 )
 def test_usernames_the_schema_refuses_are_refused_on_both_databases(tmp_path, name, expected):
@@ -83,7 +133,11 @@ def test_usernames_the_schema_refuses_are_refused_on_both_databases(tmp_path, na
 
 @pytest.mark.django_db
 def test_staff_and_superusers_are_listed_and_refused_unless_allowed(tmp_path):
-    users = [{"username": "h"}, {"username": "root", "password": "pbkdf2_sha256$1$x$y", "is_superuser": True, "is_staff": True}, {"username": "mod", "password": "pbkdf2_sha256$1$x$y", "is_staff": True}]
+    users = [
+        {"username": "h"},
+        {"username": "root", "password": "pbkdf2_sha256$1$x$y", "is_superuser": True, "is_staff": True},
+        {"username": "mod", "password": "pbkdf2_sha256$1$x$y", "is_staff": True},
+    ]
     message = refused(tmp_path, v1(users=users))
     assert "would create staff or superuser accounts: root, mod; add --allow-superusers" in message
     out = io.StringIO()

@@ -51,8 +51,13 @@ def test_an_archive_of_an_earlier_commit_imports_every_game_with_its_id(tmp_path
     for record in data["games"]:
         game = Game.objects.get(pk=record["id"])
         assert game.title == record["title"] and game.seq == record["seq"]
-        stored = [(a.seq, a.payload, a.created_at.isoformat(), a.undone_at.isoformat() if a.undone_at else None) for a in game.actions.order_by("seq")]
-        assert stored == [(a["seq"], a["payload"], a["created_at"], a["undone_at"]) for a in record["actions"]]  # as recorded
+        stored = [
+            (a.seq, a.payload, a.created_at.isoformat(), a.undone_at.isoformat() if a.undone_at else None)
+            for a in game.actions.order_by("seq")
+        ]
+        assert stored == [
+            (a["seq"], a["payload"], a["created_at"], a["undone_at"]) for a in record["actions"]
+        ]  # as recorded
         assert game.overlay_token == record["overlay"]["token"]
     finished = Game.objects.filter(status="finished")
     assert finished.count() >= 3 and SeatResult.objects.filter(game__in=finished).count() == 10 * finished.count()
@@ -92,19 +97,38 @@ def test_everything_comes_back_with_the_same_ids_and_ratings_are_rebuilt(host, d
     player_services.player_rename(player=keeper, nickname="Новое имя")
     player_services.player_merge(duplicate=duplicate, into=keeper, by=host)
     Game.objects.filter(pk=second.pk).update(tech_pause_ended_at=second.created_at)
-    DiscordLink.objects.create(game=second, guild_id=1, text_channel_id=2, voice_channel_id=3, webhook_url="https://discord.com/api/webhooks/1/secret", seats={"1": 42})
+    DiscordLink.objects.create(
+        game=second,
+        guild_id=1,
+        text_channel_id=2,
+        voice_channel_id=3,
+        webhook_url="https://discord.com/api/webhooks/1/secret",
+        seats={"1": 42},
+    )
     t = tournament_services.tournament_create(name="Cup", organizer=host)
     Participant.objects.create(tournament=t, nickname="Новое имя", player=keeper)
 
     def picture():
         return {
-            "games": list(Game.objects.order_by("pk").values_list("pk", "title", "rated", "tech_pause_ended_at", "status", "overlay_token")),
-            "seats": list(GameSeat.objects.order_by("game_id", "seat_no").values_list("game_id", "seat_no", "nickname", "player_id")),
+            "games": list(
+                Game.objects.order_by("pk").values_list(
+                    "pk", "title", "rated", "tech_pause_ended_at", "status", "overlay_token"
+                )
+            ),
+            "seats": list(
+                GameSeat.objects.order_by("game_id", "seat_no").values_list(
+                    "game_id", "seat_no", "nickname", "player_id"
+                )
+            ),
             "actions": list(GameAction.objects.order_by("pk").values_list("pk", "game_id", "seq", "created_at")),
             "players": list(Player.objects.order_by("pk").values_list("pk", "nickname", "club", "discord_user_id")),
             "aliases": list(Alias.objects.order_by("pk").values_list("player_id", "nickname")),
-            "merges": list(PlayerMerge.objects.values_list("kept_id", "merged_player_id", "merged_nickname", "by__username")),
-            "stats": list(PlayerStats.objects.order_by("player_id").values_list("player_id", "games", "rating", "rated_games")),
+            "merges": list(
+                PlayerMerge.objects.values_list("kept_id", "merged_player_id", "merged_nickname", "by__username")
+            ),
+            "stats": list(
+                PlayerStats.objects.order_by("player_id").values_list("player_id", "games", "rating", "rated_games")
+            ),
             "tournaments": list(Tournament.objects.values_list("pk", "name")),
             "participants": list(Participant.objects.values_list("pk", "player_id")),
             "discord": list(DiscordLink.objects.values_list("game_id", "guild_id", "voice_channel_id", "seats")),

@@ -27,7 +27,11 @@ import pytest
 pytestmark = pytest.mark.live  # a real PostgreSQL server and a minute or two of subprocesses
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_URL = os.environ["DATABASE_URL"] if os.environ.get("DATABASE_URL", "").startswith("postgres") else "postgres://postgres@127.0.0.1:5432/postgres"
+PG_URL = (
+    os.environ["DATABASE_URL"]
+    if os.environ.get("DATABASE_URL", "").startswith("postgres")
+    else "postgres://postgres@127.0.0.1:5432/postgres"
+)
 
 FINGERPRINT = r"""
 import dataclasses, io, json, sys
@@ -110,7 +114,11 @@ def test_demo_database_from_sqlite_to_postgresql_is_exact(tmp_path):
         pytest.skip(reason)
     import psycopg
 
-    base = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_") and k not in ("DATABASE_URL", "REDIS_URL", "PYTEST_CURRENT_TEST")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("DJANGO_") and k not in ("DATABASE_URL", "REDIS_URL", "PYTEST_CURRENT_TEST")
+    }
     base.update({"DJANGO_SETTINGS_MODULE": "mafia_protocol.settings", "PYTHONPATH": str(ROOT)})
     sqlite = {**base, "SQLITE_PATH": str(tmp_path / "source.sqlite3")}
     db_name = f"{os.environ.get('TEST_DATABASE_NAME', 'test_mafia_protocol')}_archive_{secrets.token_hex(3)}"
@@ -136,7 +144,14 @@ def test_demo_database_from_sqlite_to_postgresql_is_exact(tmp_path):
         again = tmp_path / "again.json"
         run(postgres, "manage.py", "export_archive", str(again), "--with-secrets")
         # A second import into a database that now holds games is refused and changes nothing.
-        refused = subprocess.run([sys.executable, "manage.py", "import_archive", str(archive_file)], cwd=ROOT, env=postgres, capture_output=True, text=True, timeout=300)
+        refused = subprocess.run(
+            [sys.executable, "manage.py", "import_archive", str(archive_file)],
+            cwd=ROOT,
+            env=postgres,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert refused.returncode != 0 and "empty database" in refused.stderr
         assert json.loads(run(postgres, "-c", FINGERPRINT)) == target
     finally:
@@ -145,7 +160,9 @@ def test_demo_database_from_sqlite_to_postgresql_is_exact(tmp_path):
 
     for before, after in zip(source["games"], target["games"], strict=True):
         for key in before:
-            assert before[key] == after[key], f"game «{before['title']}»: {key} differs: {first_difference(before[key], after[key])}"
+            assert before[key] == after[key], (
+                f"game «{before['title']}»: {key} differs: {first_difference(before[key], after[key])}"
+            )
     assert source == target
     assert without_time(json.loads(again.read_text())) == without_time(json.loads(archive_file.read_text()))
 

@@ -34,14 +34,21 @@ def test_an_export_while_a_host_plays_is_one_snapshot(host):
     if connection.vendor == "sqlite" and connection.is_in_memory_db():
         pytest.skip("in-memory SQLite is not shared with another connection: set SQLITE_TEST_NAME or DATABASE_URL")
     game = services.game_create(host=host, title="Live", players=PLAYERS)
-    services.game_record_action(game=game, action={"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, expected_seq=game.seq, by=host)
+    services.game_record_action(
+        game=game, action={"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, expected_seq=game.seq, by=host
+    )
     services.game_undo_last_action(game=game, expected_seq=game.seq, by=host)
     raced: list[int] = []
 
     def host_acts() -> None:
         try:
             live = Game.objects.get(pk=game.pk)
-            services.game_record_action(game=live, action={"do": "roles", "sheriff": 5, "don": 6, "mafia": [7, 8]}, expected_seq=live.seq, by=host)
+            services.game_record_action(
+                game=live,
+                action={"do": "roles", "sheriff": 5, "don": 6, "mafia": [7, 8]},
+                expected_seq=live.seq,
+                by=host,
+            )
             raced.append(live.seq)
         finally:
             connection.close()

@@ -61,7 +61,12 @@ def test_no_template_has_inline_script_handlers_styles_or_eval_based_htmx():
     found = []
     for path in sorted(TEMPLATES.rglob("*.html")):
         text = COMMENTS.sub("", path.read_text(encoding="utf-8"))
-        for name, pattern in (("inline <script>", INLINE_SCRIPT), ("on* handler", INLINE_HANDLER), ("eval-based htmx", EVAL_FEATURES), ("inline style", INLINE_STYLE)):
+        for name, pattern in (
+            ("inline <script>", INLINE_SCRIPT),
+            ("on* handler", INLINE_HANDLER),
+            ("eval-based htmx", EVAL_FEATURES),
+            ("inline style", INLINE_STYLE),
+        ):
             found += [f"{path.relative_to(TEMPLATES)}: {name}: {m.group(0)!r}" for m in pattern.finditer(text)]
     assert not found, "\n".join(found)
 

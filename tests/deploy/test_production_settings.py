@@ -18,7 +18,9 @@ GOOD_KEY = "k" * 20 + "Zq8-vT3pL0xW9nB2cR7yH4mJ6sD1fG5aE0uI8oP3lK"  # 60 charact
 
 
 def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_") and k not in ("DATABASE_URL", "REDIS_URL")}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("DJANGO_") and k not in ("DATABASE_URL", "REDIS_URL")
+    }
     env.update(
         {
             "DJANGO_SETTINGS_MODULE": "mafia_protocol.settings",
@@ -35,7 +37,9 @@ def production_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_check_deploy_with_the_documented_environment_reports_no_issues(tmp_path):
@@ -99,7 +103,14 @@ def test_behind_the_tls_proxy_http_redirects_and_https_carries_hsts_and_secure_c
     env = production_env(tmp_path)
     assert manage(env, "migrate", "--noinput", "--verbosity", "0").returncode == 0
     assert manage(env, "collectstatic", "--noinput", "--verbosity", "0").returncode == 0  # pages name hashed files
-    out = subprocess.run([sys.executable, "-c", HTTPS_PROBE], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", HTTPS_PROBE],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     import json
 

@@ -42,7 +42,14 @@ def test_debug_off_serves_hashed_compressed_static_files_with_long_cache_headers
     assert collected.returncode == 0, collected.stderr
     assert list((tmp_path / "static" / "js").glob("console.*.js.gz")), "no hashed, compressed console.js"
 
-    out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     probe = json.loads(out.stdout.strip().splitlines()[-1])
     assert probe["hashed"].startswith("/static/js/console.") and probe["hashed"] != "/static/js/console.js"

@@ -156,7 +156,13 @@ def start_worker(port: str) -> None:
     command = shlex.split(sub_paths(service["ExecStart"][-1].replace("%i", port)))
     log = (STATE / f"worker-{port}.log").open("ab")
     proc = subprocess.Popen(
-        command, cwd=sub_paths(service["WorkingDirectory"][-1]), env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        command,
+        cwd=sub_paths(service["WorkingDirectory"][-1]),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     pid_file(port).write_text(str(proc.pid))
 
@@ -269,7 +275,14 @@ def nginx(args: list[str]) -> None:
     fail(f"nginx {shlex.join(args)}: not stood in for")
 
 
-COMMANDS = {"runuser": runuser, "adduser": adduser, "apt-get": apt_get, "install": install, "systemctl": systemctl, "nginx": nginx}
+COMMANDS = {
+    "runuser": runuser,
+    "adduser": adduser,
+    "apt-get": apt_get,
+    "install": install,
+    "systemctl": systemctl,
+    "nginx": nginx,
+}
 
 if __name__ == "__main__":
     name, args = sys.argv[1], sys.argv[2:]

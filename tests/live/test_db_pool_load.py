@@ -35,7 +35,9 @@ def test_forty_readers_and_a_host_on_two_workers_give_no_errors_within_the_conne
     try:
         setup = db_load.prepare(dbname)
         env = {**db_load.base_env(dbname), **db_load.SETTINGS["pool"], "DATABASE_POOL_MAX_SIZE": str(POOL_MAX_SIZE)}
-        result = db_load.run_load(label="pool", env=env, dbname=dbname, setup=setup, workers=WORKERS, readers=40, seconds=30, log_dir=tmp_path)
+        result = db_load.run_load(
+            label="pool", env=env, dbname=dbname, setup=setup, workers=WORKERS, readers=40, seconds=30, log_dir=tmp_path
+        )
     finally:
         db_load.drop_database(dbname)
     assert len(result.latencies) > 100, "the readers hardly ran"

@@ -51,7 +51,11 @@ pytestmark = pytest.mark.live
 
 NGINX = "/usr/sbin/nginx"
 SITE = ROOT / "deploy" / "nginx-mafia-protocol.conf"
-PG_URL = os.environ.get("DATABASE_URL", "").strip() if os.environ.get("DATABASE_URL", "").startswith("postgres") else "postgres://postgres@127.0.0.1:5432/postgres"
+PG_URL = (
+    os.environ.get("DATABASE_URL", "").strip()
+    if os.environ.get("DATABASE_URL", "").startswith("postgres")
+    else "postgres://postgres@127.0.0.1:5432/postgres"
+)
 ACTIONS = 6  # next, undo, next, undo, ...: always legal, each one a new revision
 SPECTATORS_PER_WORKER = 5
 
@@ -87,7 +91,9 @@ def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: 
     """The shipped site config on local ports, without TLS, and naming the worker it chose."""
     site = SITE.read_text()
     servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=2s;\n" for p in upstream_ports)
-    site, n = re.subn(r"(?m)^    server 127\.0\.0\.1:800\d[^\n]*\n(?:    server 127\.0\.0\.1:800\d[^\n]*\n)*", servers, site)
+    site, n = re.subn(
+        r"(?m)^    server 127\.0\.0\.1:800\d[^\n]*\n(?:    server 127\.0\.0\.1:800\d[^\n]*\n)*", servers, site
+    )
     assert n == 1, "the upstream block of the shipped config changed shape"
     for line in ("listen [::]:80;", "listen [::]:443 ssl http2;"):
         assert line in site
@@ -98,8 +104,13 @@ def site_config_for_test(upstream_ports: list[int], https_port: int, http_port: 
     site = site.replace("server_name mafia.example.org;", "server_name 127.0.0.1;")
     # The test must know which worker answered (a websocket's 101 included).
     site = site.replace("location /ws/ {", "location /ws/ {\n        add_header X-Upstream $upstream_addr always;")
-    site = site.replace("location / {\n        proxy_pass", "location / {\n        add_header X-Upstream $upstream_addr always;\n        proxy_pass")
-    site = site.replace("location /static/ {", "location /static/ {\n        add_header X-Upstream $upstream_addr always;")
+    site = site.replace(
+        "location / {\n        proxy_pass",
+        "location / {\n        add_header X-Upstream $upstream_addr always;\n        proxy_pass",
+    )
+    site = site.replace(
+        "location /static/ {", "location /static/ {\n        add_header X-Upstream $upstream_addr always;"
+    )
     return site
 
 
@@ -206,7 +217,14 @@ def deployment(tmp_path):
     workers: list[Worker] = []
     nginx: subprocess.Popen[bytes] | None = None
     try:
-        out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         info = json.loads(out.stdout.strip().splitlines()[-1])
         workers = [Worker(env, free_port(), tmp_path / f"daphne-{i}.log") for i in (1, 2)]
@@ -217,10 +235,18 @@ def deployment(tmp_path):
         site.write_text(site_config_for_test([w.port for w in workers], front_port, plain_port))
         conf = tmp_path / "nginx.conf"
         conf.write_text(nginx_main_config(tmp_path, site))
-        test = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "nginx-error.log")], capture_output=True, text=True)
+        test = subprocess.run(
+            [NGINX, "-t", "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "nginx-error.log")],
+            capture_output=True,
+            text=True,
+        )
         assert test.returncode == 0, test.stderr
         nginx_log = tmp_path / "nginx-error.log"
-        nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(conf), "-e", str(nginx_log)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        nginx = subprocess.Popen(
+            [NGINX, "-p", str(tmp_path), "-c", str(conf), "-e", str(nginx_log)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
         wait_port(front_port, nginx, nginx_log)
         yield {"front": Front(front_port), "plain": Front(plain_port), "workers": workers, **info}
     finally:
@@ -250,7 +276,9 @@ def spectator(front: Front, game: int, sockets: contextlib.ExitStack):
     """A board websocket through nginx -> (socket, port of the worker nginx chose)."""
     from websockets.sync.client import connect
 
-    ws = sockets.enter_context(connect(f"ws://127.0.0.1:{front.port}/ws/games/{game}/board/", origin=front.url(""), open_timeout=10))
+    ws = sockets.enter_context(
+        connect(f"ws://127.0.0.1:{front.port}/ws/games/{game}/board/", origin=front.url(""), open_timeout=10)
+    )
     return ws, int(ws.response.headers["X-Upstream"].rsplit(":", 1)[1])
 
 
@@ -260,7 +288,13 @@ def test_nginx_two_workers_postgres_redis_and_a_killed_worker(deployment):
 
 
 def check_deployment(deployment, sockets: contextlib.ExitStack) -> None:
-    front, plain, workers, game, seq = deployment["front"], deployment["plain"], deployment["workers"], deployment["game"], deployment["seq"]
+    front, plain, workers, game, seq = (
+        deployment["front"],
+        deployment["plain"],
+        deployment["workers"],
+        deployment["game"],
+        deployment["seq"],
+    )
     # The host posts the log's revision (seq); the board's frames carry the public one (rev, issue 24).
     # Every action here (a Day step, or its undo) changes what the board shows: both move together.
     rev = deployment["rev"]
@@ -385,6 +419,11 @@ def test_the_shipped_site_config_passes_nginx_t_with_tls(tmp_path):
     (tmp_path / "site.conf").write_text(site)
     conf = tmp_path / "nginx.conf"
     conf.write_text(nginx_main_config(tmp_path, tmp_path / "site.conf"))
-    out = subprocess.run([NGINX, "-t", "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "error.log")], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [NGINX, "-t", "-p", str(tmp_path), "-c", str(conf), "-e", str(tmp_path / "error.log")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert "syntax is ok" in out.stderr

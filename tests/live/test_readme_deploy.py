@@ -64,7 +64,9 @@ BLOCK = re.compile(r"<!-- readme-live: ([\w-]+) -->\n```sh\n(.*?)\n```", re.S)
 
 def readme_blocks() -> dict[str, str]:
     blocks = dict(BLOCK.findall(README.read_text()))
-    assert {"setup", "update", "backup", "restore", "add-worker"} <= blocks.keys(), f"README blocks marked: {sorted(blocks)}"
+    assert {"setup", "update", "backup", "restore", "add-worker"} <= blocks.keys(), (
+        f"README blocks marked: {sorted(blocks)}"
+    )
     return blocks
 
 
@@ -96,13 +98,28 @@ def substitute(block: str, subs: list[tuple[str, str]]) -> str:
     return block
 
 
-def run_block(name: str, text: str, env: dict[str, str], state: Path, answers: list[tuple[str, str]] | None = None, timeout: float = 300) -> str:
+def run_block(
+    name: str,
+    text: str,
+    env: dict[str, str],
+    state: Path,
+    answers: list[tuple[str, str]] | None = None,
+    timeout: float = 300,
+) -> str:
     """Run a block's lines in bash; with answers, on a terminal (prompts answered in order)."""
     script = state / f"block-{name}.sh"
     script.write_text(as_script(text))
     log = state / f"block-{name}.log"
     if not answers:
-        proc = subprocess.run(["/bin/bash", str(script)], cwd="/", env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            ["/bin/bash", str(script)],
+            cwd="/",
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         output = proc.stdout + proc.stderr
         log.write_text(output)
         assert proc.returncode == 0, f"README block {name!r} failed:\n{output[-4000:]}"
@@ -136,7 +153,9 @@ def run_block(name: str, text: str, env: dict[str, str], state: Path, answers: l
                 answered_at = len(out)
         else:
             os.kill(pid, signal.SIGKILL)
-            raise AssertionError(f"README block {name!r} did not finish in {timeout:.0f} s:\n{out.decode(errors='replace')[-3000:]}")
+            raise AssertionError(
+                f"README block {name!r} did not finish in {timeout:.0f} s:\n{out.decode(errors='replace')[-3000:]}"
+            )
     finally:
         os.close(fd)
         _, status = os.waitpid(pid, 0)
@@ -155,7 +174,9 @@ class Browser:
         self.jar = http.cookiejar.CookieJar()
         context = ssl.create_default_context()
         context.check_hostname, context.verify_mode = False, ssl.CERT_NONE  # the test's self-signed certificate
-        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), urllib.request.HTTPSHandler(context=context))
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), urllib.request.HTTPSHandler(context=context)
+        )
 
     def get(self, path: str) -> tuple[int, str]:
         try:
@@ -168,9 +189,13 @@ class Browser:
         status, _ = self.get("/accounts/login/")
         assert status == 200, status
         token = next(c.value for c in self.jar if c.name == "csrftoken")
-        data = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token}).encode()
+        data = urllib.parse.urlencode(
+            {"username": username, "password": password, "csrfmiddlewaretoken": token}
+        ).encode()
         headers = {"Referer": self.base + "/accounts/login/", "Origin": self.base}
-        with self.opener.open(urllib.request.Request(self.base + "/accounts/login/", data=data, headers=headers), timeout=10) as r:
+        with self.opener.open(
+            urllib.request.Request(self.base + "/accounts/login/", data=data, headers=headers), timeout=10
+        ) as r:
             assert r.status == 200, r.status
         assert any(c.name == "sessionid" for c in self.jar), "sign-in failed: no session cookie"
 
@@ -276,9 +301,25 @@ def machine(tmp_path):
     root = tmp_path / "root"
     state = tmp_path / "state"
     state.mkdir()
-    paths = {p: str(root / p.lstrip("/")) for p in ("/srv/mafia-protocol", "/etc/mafia-protocol", "/etc/systemd/system", "/etc/nginx", "/etc/letsencrypt", "/var/backups")}
+    paths = {
+        p: str(root / p.lstrip("/"))
+        for p in (
+            "/srv/mafia-protocol",
+            "/etc/mafia-protocol",
+            "/etc/systemd/system",
+            "/etc/nginx",
+            "/etc/letsencrypt",
+            "/var/backups",
+        )
+    }
     # What a Debian machine with nginx installed has; /srv/mafia-protocol is the README's to make.
-    for p in ("/etc/systemd/system", "/etc/nginx/sites-available", "/etc/nginx/sites-enabled", "/etc/letsencrypt/live/mafia.example.org", "/var/backups"):
+    for p in (
+        "/etc/systemd/system",
+        "/etc/nginx/sites-available",
+        "/etc/nginx/sites-enabled",
+        "/etc/letsencrypt/live/mafia.example.org",
+        "/var/backups",
+    ):
         (root / p.lstrip("/")).mkdir(parents=True, exist_ok=True)
     (root / "srv").mkdir(exist_ok=True)
     # certbot's certificate, self-signed.
@@ -313,15 +354,25 @@ def machine(tmp_path):
     bin_dir = state / "bin"
     bin_dir.mkdir()
     for name in ("systemctl", "nginx", "runuser", "adduser", "apt-get", "install"):
-        (bin_dir / name).write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(STANDINS))} {name} "$@"\n')
+        (bin_dir / name).write_text(
+            f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(STANDINS))} {name} "$@"\n'
+        )
         (bin_dir / name).chmod(0o755)
     # A root shell's environment, not this test's (no DATABASE_URL or DJANGO_* of its own).
     env = {k: v for k, v in os.environ.items() if k.startswith("PIP_") or k in ("HOME", "TERM", "LANG", "TZ")}
-    env.update({"PATH": f"{bin_dir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "README_LIVE_STATE": str(state), "PYTHON": base_python()})
+    env.update(
+        {
+            "PATH": f"{bin_dir}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "README_LIVE_STATE": str(state),
+            "PYTHON": base_python(),
+        }
+    )
     # Ports first: the temporary paths and the role name may contain their digits.
     subs = [
         *((old, str(new)) for old, new in ports.items()),
-        *((old, new) for old, new in paths.items() if old != "/etc/letsencrypt"),  # that one is in the nginx site, not in the README
+        *(
+            (old, new) for old, new in paths.items() if old != "/etc/letsencrypt"
+        ),  # that one is in the nginx site, not in the README
         ("REPOSITORY", str(upstream)),
         ("createuser mafia", f"createuser {role}"),
         ("createdb -O mafia mafia", f"createdb -O {role} {role}"),
@@ -351,14 +402,21 @@ def machine(tmp_path):
             admin.execute(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
         admin.execute(f'DROP ROLE IF EXISTS "{role}"')
     # The venv is ~200 MB in thousands of files: removed in the background (30-40 s on a busy disk).
-    subprocess.Popen(["rm", "-rf", str(root / "srv/mafia-protocol/.venv")], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.Popen(
+        ["rm", "-rf", str(root / "srv/mafia-protocol/.venv")],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     blocks = readme_blocks()
     subs, env, state = machine["subs"], machine["env"], machine["state"]
     for old, _ in subs:
-        assert any(old in block for block in blocks.values()), f"substitution {old!r} found in no README block: update the test with the README"
+        assert any(old in block for block in blocks.values()), (
+            f"substitution {old!r} found in no README block: update the test with the README"
+        )
     started = time.monotonic()
     timings: dict[str, float] = {}
 
@@ -384,18 +442,27 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
 
     # The unit as copied: what systemd would run and with which limits (only checked here).
     unit = (machine["root"] / "etc/systemd/system/mafia-protocol@.service").read_text()
-    assert re.search(r"^User=mafia$", unit, re.M) and re.search(r"^EnvironmentFile=/etc/mafia-protocol/env$", unit, re.M)
+    assert re.search(r"^User=mafia$", unit, re.M) and re.search(
+        r"^EnvironmentFile=/etc/mafia-protocol/env$", unit, re.M
+    )
     limit = re.search(r"^LimitNOFILE=(\d+)$", unit, re.M)
     assert limit and int(limit.group(1)) >= 65536, "each spectator is an open file: the default 1,024 capped a worker"
     assert re.search(r"^Environment=PYTHONUNBUFFERED=1$", unit, re.M), "the access log would be block-buffered"
-    assert re.search(r"^ExecStart=/srv/mafia-protocol/\.venv/bin/daphne .*--access-log - ", re.sub(r"\\\n\s*", " ", unit), re.M)
+    assert re.search(
+        r"^ExecStart=/srv/mafia-protocol/\.venv/bin/daphne .*--access-log - ", re.sub(r"\\\n\s*", " ", unit), re.M
+    )
     check_nginx_settings(machine)
 
     # The venv: the named interpreter, no development extras.
     srv = machine["srv"]
     venv_cfg = (srv / ".venv/pyvenv.cfg").read_text()
     assert re.search(r"^version(_info)? = 3\.1[2-9]", venv_cfg, re.M), venv_cfg
-    freeze = subprocess.run([str(srv / ".venv/bin/python"), "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True, check=True).stdout.lower()
+    freeze = subprocess.run(
+        [str(srv / ".venv/bin/python"), "-m", "pip", "list", "--format=freeze"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.lower()
     for dev in ("pytest", "playwright", "mypy", "ruff"):
         assert f"\n{dev}==" not in f"\n{freeze}", f"{dev} is in the production venv"
     assert "daphne==" in freeze and "django==" in freeze
@@ -415,7 +482,14 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     # A game to back up, recorded by the first admin.
     py = str(srv / ".venv/bin/python")
     shell_env = {**env, **env_file(machine), "PYTHONPATH": str(srv)}
-    out = subprocess.run([py, "manage.py", "shell", "-c", GAME.format(admin=ADMIN)], cwd=srv, env=shell_env, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [py, "manage.py", "shell", "-c", GAME.format(admin=ADMIN)],
+        cwd=srv,
+        env=shell_env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     game = int(re.search(r"GAME (\d+)", out.stdout).group(1))  # type: ignore[union-attr]
     status, page = browser.get(f"/games/{game}/")
@@ -426,7 +500,9 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     run_block("backup", substitute(blocks["backup"], subs), env, state)
     archive = machine["root"] / f"var/backups/mafia-protocol/mafia-{datetime.date.today():%F}.json"
     assert archive.exists() and archive.stat().st_size > 0
-    assert archive.parent.stat().st_mode & 0o077 == 0, "the backups' directory is readable by others (password hashes, secrets)"
+    assert archive.parent.stat().st_mode & 0o077 == 0, (
+        "the backups' directory is readable by others (password hashes, secrets)"
+    )
     output = run_block("restore", substitute(blocks["restore"], subs), env, state)
     timings["backup+restore"] = time.monotonic() - t
     role = machine["role"]
@@ -454,7 +530,11 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
     poller = Poller(Browser(machine["https"]))
     poller.start()
     t = time.monotonic()
-    update_env = {**env, "ENV_FILE": str(machine["root"] / "etc/mafia-protocol/env"), "NGINX_SITE": str(machine["root"] / "etc/nginx/sites-available/mafia-protocol")}
+    update_env = {
+        **env,
+        "ENV_FILE": str(machine["root"] / "etc/mafia-protocol/env"),
+        "NGINX_SITE": str(machine["root"] / "etc/nginx/sites-available/mafia-protocol"),
+    }
     try:
         output = run_block("update", substitute(blocks["update"], subs), update_env, state, timeout=300)
     finally:
@@ -463,17 +543,28 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
         poller.join(10)
     timings["update"] = time.monotonic() - t
     assert "rolling-update: done:" in output, output[-2000:]
-    assert subprocess.run(["git", "-C", str(srv), "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip() == new_head
+    assert (
+        subprocess.run(
+            ["git", "-C", str(srv), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == new_head
+    )
     new_css = json.loads(manifest.read_text())["paths"]["css/app.css"]
     assert new_css != old_css
     assert (srv / "staticfiles" / old_css).exists(), "the old hashed file was removed: old pages lose their style"
     new_pids = {p.name: p.read_text() for p in state.glob("worker-*.pid")}
-    assert new_pids.keys() == old_pids.keys() and all(new_pids[k] != old_pids[k] for k in old_pids), "a worker was not restarted"
+    assert new_pids.keys() == old_pids.keys() and all(new_pids[k] != old_pids[k] for k in old_pids), (
+        "a worker was not restarted"
+    )
     for port in (machine["ports"]["8001"], machine["ports"]["8002"]):
         # Straight at the worker, as nginx asks it (DJANGO_HTTPS=1 redirects plain HTTP).
-        assert get_status(f"http://127.0.0.1:{port}/static/{new_css}", {"X-Forwarded-Proto": "https"}) == 200, f"worker {port} does not serve the new commit's static file"
+        assert get_status(f"http://127.0.0.1:{port}/static/{new_css}", {"X-Forwarded-Proto": "https"}) == 200, (
+            f"worker {port} does not serve the new commit's static file"
+        )
     assert browser.get(f"/static/{new_css}")[0] == 200
-    assert poller.requests > 20 and not poller.failures, f"{len(poller.failures)} of {poller.requests} requests failed during the update: {poller.failures[:5]}"
+    assert poller.requests > 20 and not poller.failures, (
+        f"{len(poller.failures)} of {poller.requests} requests failed during the update: {poller.failures[:5]}"
+    )
     # The plain HTTP port of the shipped site still answers probes after nginx's reloads.
     assert get_status(machine["http"] + "/healthz") == 200
 
@@ -492,14 +583,22 @@ def test_readme_setup_backup_restore_and_update_run_as_written(machine):
             pass
         time.sleep(0.5)
     else:
-        raise AssertionError(f"the third worker never became ready: {(state / f'worker-{third}.log').read_text()[-2000:]}")
+        raise AssertionError(
+            f"the third worker never became ready: {(state / f'worker-{third}.log').read_text()[-2000:]}"
+        )
     for _ in range(15):
         assert browser.get("/accounts/login/")[0] == 200
-    assert '"GET /accounts/login/' in (state / f"worker-{third}.log").read_text(), "nginx sends the third worker nothing"
+    assert '"GET /accounts/login/' in (state / f"worker-{third}.log").read_text(), (
+        "nginx sends the third worker nothing"
+    )
     timings["add-worker"] = time.monotonic() - t
 
     timings["total"] = time.monotonic() - started
-    print("README live test: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()) + f"; {poller.requests} requests during the update, 0 failed")
+    print(
+        "README live test: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        + f"; {poller.requests} requests during the update, 0 failed"
+    )
 
 
 def env_file(machine) -> dict[str, str]:
@@ -530,4 +629,8 @@ def test_readme_blocks_are_found_and_each_line_is_checked():
     assert "export_archive" in blocks["backup"] and "import_archive" in blocks["restore"]
     script = as_script("true && false && true\necho after")
     proc = subprocess.run(["/bin/bash", "-c", script], capture_output=True, text=True)
-    assert proc.returncode == 1 and "README LINE FAILED (exit 1): true && false && true" in proc.stdout and "after" not in proc.stdout.replace("README$ echo after", "")
+    assert (
+        proc.returncode == 1
+        and "README LINE FAILED (exit 1): true && false && true" in proc.stdout
+        and "after" not in proc.stdout.replace("README$ echo after", "")
+    )

@@ -78,7 +78,10 @@ def wait_ready(port: int, timeout: float = 60) -> None:
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with contextlib.suppress(OSError), urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/ready", timeout=2) as r:
+        with (
+            contextlib.suppress(OSError),
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/ready", timeout=2) as r,
+        ):
             if r.status == 200:
                 return
         time.sleep(0.2)
@@ -101,7 +104,11 @@ class Spectator(threading.Thread):
         away_since: float | None = None
         while not self.stop.is_set():
             try:
-                with connect(f"ws://127.0.0.1:{self.front.port}/ws/games/{self.game}/board/", origin=self.front.url(""), open_timeout=5) as ws:
+                with connect(
+                    f"ws://127.0.0.1:{self.front.port}/ws/games/{self.game}/board/",
+                    origin=self.front.url(""),
+                    open_timeout=5,
+                ) as ws:
                     while not self.stop.is_set():
                         try:
                             frame = ws.recv(timeout=0.5)
@@ -138,14 +145,23 @@ def deployment(tmp_path):
             "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1",
         }
     )  # fmt: skip
-    (tmp_path / "worker.env").write_text("".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if k.isidentifier()))
+    (tmp_path / "worker.env").write_text(
+        "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items() if k.isidentifier())
+    )
     for name, body in (("start-worker.sh", START_WORKER), ("restart-worker.sh", RESTART_WORKER)):
         (tmp_path / name).write_text(body.format(root=ROOT, daphne=DAPHNE))
         (tmp_path / name).chmod(0o755)
     ports = [free_port(), free_port()]
     nginx = None
     try:
-        out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         info = json.loads(out.stdout.strip().splitlines()[-1])
         for port in ports:
@@ -160,7 +176,15 @@ def deployment(tmp_path):
         nginx_cmd = f"{NGINX} -p {tmp_path} -c {conf} -e {tmp_path / 'nginx-error.log'}"
         nginx = subprocess.Popen(shlex.split(nginx_cmd), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         time.sleep(1)
-        yield {"front": Front(front_port), "ports": ports, "site": site, "nginx": nginx_cmd, "env": env, "tmp": tmp_path, **info}
+        yield {
+            "front": Front(front_port),
+            "ports": ports,
+            "site": site,
+            "nginx": nginx_cmd,
+            "env": env,
+            "tmp": tmp_path,
+            **info,
+        }
     finally:
         if nginx and nginx.poll() is None:
             nginx.terminate()
@@ -190,7 +214,9 @@ def test_a_rolling_update_under_load_loses_no_host_action_and_no_spectator_for_l
         n = 0
         while not stop.is_set():
             if n % 2 == 0:
-                status = host.post(f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq["now"])})
+                status = host.post(
+                    f"/games/{game}/act/", {"action": json.dumps({"do": "next"}), "expected_seq": str(seq["now"])}
+                )
             else:
                 status = host.post(f"/games/{game}/undo/", {"expected_seq": str(seq["now"])})
             if status == 200:
@@ -220,7 +246,9 @@ def test_a_rolling_update_under_load_loses_no_host_action_and_no_spectator_for_l
         s.join(5)
     assert update.returncode == 0, update.stdout + update.stderr
     gaps = [g for s in spectators for g in s.gaps]
-    print(f"\nrolling update: {seq['now'] - deployment['seq']} host actions, {len(errors)} errors; {len(gaps)} spectator reconnects, max away {max(gaps, default=0):.2f} s")
+    print(
+        f"\nrolling update: {seq['now'] - deployment['seq']} host actions, {len(errors)} errors; {len(gaps)} spectator reconnects, max away {max(gaps, default=0):.2f} s"
+    )
     assert errors == []
     assert all(s.seq == rev["now"] for s in spectators), [s.seq for s in spectators]  # everyone caught up
     assert max(gaps, default=0) <= 2.0

@@ -66,7 +66,16 @@ class Server:
     def start(self) -> None:
         out = self.log.open("ab")
         self.proc = subprocess.Popen(
-            [str(DAPHNE), "-b", "127.0.0.1", "-p", str(self.port), "--websocket_timeout", "-1", "mafia_protocol.asgi:application"],
+            [
+                str(DAPHNE),
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(self.port),
+                "--websocket_timeout",
+                "-1",
+                "mafia_protocol.asgi:application",
+            ],
             cwd=ROOT,
             env=self.env,
             stdout=out,
@@ -110,8 +119,12 @@ class Host:
 
     def login(self, username: str, password: str) -> None:
         self.opener.open(self.server.url("/accounts/login/"), timeout=10).read()
-        data = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": self.csrf()}).encode()
-        req = urllib.request.Request(self.server.url("/accounts/login/"), data=data, headers={"Referer": self.server.url("/accounts/login/")})
+        data = urllib.parse.urlencode(
+            {"username": username, "password": password, "csrfmiddlewaretoken": self.csrf()}
+        ).encode()
+        req = urllib.request.Request(
+            self.server.url("/accounts/login/"), data=data, headers={"Referer": self.server.url("/accounts/login/")}
+        )
         self.opener.open(req, timeout=10).read()
         assert any(c.name == "sessionid" for c in self.jar), "login failed"
 
@@ -167,7 +180,14 @@ def cluster(tmp_path):
             "LOG_LEVEL": "WARNING",
         }
     )
-    out = subprocess.run([str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [str(PYTHON), "-c", SETUP, str(random.randint(10**6, 10**9))],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     info = json.loads(out.stdout.strip().splitlines()[-1])
     a = Server(env, free_port(), tmp_path / "a.log")
@@ -184,7 +204,11 @@ def cluster(tmp_path):
 def ws_connect(server: Server, game: int):
     from websockets.sync.client import connect
 
-    return connect(f"ws://127.0.0.1:{server.port}/ws/games/{game}/board/", origin=f"http://127.0.0.1:{server.port}", open_timeout=10)
+    return connect(
+        f"ws://127.0.0.1:{server.port}/ws/games/{game}/board/",
+        origin=f"http://127.0.0.1:{server.port}",
+        open_timeout=10,
+    )
 
 
 def test_action_through_a_reaches_a_spectator_on_b_and_so_does_the_undo(cluster):

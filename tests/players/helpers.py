@@ -68,10 +68,16 @@ def random_finished_game(host: Any, players: list[str], rng: random.Random, *, r
     state = game_reading.game_state(game)
     log = random_game(rng, state=state)
     final = replay(game.action_payloads() + log, game_reading.game_regulations(game))
-    GameAction.objects.bulk_create(GameAction(game=game, seq=game.seq + i, payload=a, created_by=host) for i, a in enumerate(log, start=1))
+    GameAction.objects.bulk_create(
+        GameAction(game=game, seq=game.seq + i, payload=a, created_by=host) for i, a in enumerate(log, start=1)
+    )
     public = final.public_dict()
     Game.objects.filter(pk=game.pk).update(
-        seq=game.seq + len(log), status=public["status"], winner=public["winner"] or "", ppk=public["ppk"] or "", public_state=public,
+        seq=game.seq + len(log),
+        status=public["status"],
+        winner=public["winner"] or "",
+        ppk=public["ppk"] or "",
+        public_state=public,
         finished_at=timezone.now() if public["status"] in ("finished", "annulled") else None,
     )
     game.refresh_from_db()
@@ -84,10 +90,18 @@ def snapshot() -> list[tuple[Any, ...]]:
     from players.models import PlayerGame, PlayerMonth, RatedGame
     from players.statistics import COUNTERS
 
-    stats = sorted((s.player_id, s.rating, s.rated_games, *(getattr(s, n) for n in COUNTERS)) for s in PlayerStats.objects.all())
-    games = sorted(PlayerGame.objects.values_list("player_id", "game_id", "rating_before", "rating_after", "rated", "games", "wins"))
+    stats = sorted(
+        (s.player_id, s.rating, s.rated_games, *(getattr(s, n) for n in COUNTERS)) for s in PlayerStats.objects.all()
+    )
+    games = sorted(
+        PlayerGame.objects.values_list(
+            "player_id", "game_id", "rating_before", "rating_after", "rated", "games", "wins"
+        )
+    )
     rated = sorted(RatedGame.objects.values_list("game_id", "base_rate", "red_delta", "games_after", "red_score_after"))
-    months = sorted(PlayerMonth.objects.values_list("player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS))
+    months = sorted(
+        PlayerMonth.objects.values_list("player_id", "month", "rated_games", "rating_first", "rating_last", *COUNTERS)
+    )
     return [tuple(stats), tuple(games), tuple(rated), tuple(months)]
 
 

@@ -54,6 +54,10 @@ def test_f3_f4_sanctions_of_a_games_penalties():
         {"kind": "ppk", "seat": None, "team": "red", "at": at},
     ]
     got = sanctions(penalties)
-    assert [(s.kind, s.seat, s.rule, s.cause) for s in got] == [(REPRIMAND, 3, "F3", "fouls"), (BAN, 5, "F4", "warnings"), (REPRIMAND, 7, "F3", "disqualify")]
+    assert [(s.kind, s.seat, s.rule, s.cause) for s in got] == [
+        (REPRIMAND, 3, "F3", "fouls"),
+        (BAN, 5, "F4", "warnings"),
+        (REPRIMAND, 7, "F3", "disqualify"),
+    ]
     assert got[1].reason == "оскорбление" and got[1].at == at + timedelta(minutes=5)
     assert sanctions(penalties, warnings_to_remove=3) == [s for s in got if s.kind != BAN]

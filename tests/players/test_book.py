@@ -41,12 +41,38 @@ def test_statistics_of_named_players_match_the_hand_counted_example_logs(host):
     import_example(host, "red_win")
     import_example(host, "black_win")
     alpha, bravo, echo, juliett = stats(p["Alpha"]), stats(p["Bravo"]), stats(p["Echo"]), stats(p["Juliett"])
-    assert (alpha.games, alpha.wins, alpha.sheriff_games, alpha.sheriff_wins, alpha.don_games, alpha.don_wins) == (2, 2, 1, 1, 1, 1)
+    assert (alpha.games, alpha.wins, alpha.sheriff_games, alpha.sheriff_wins, alpha.don_games, alpha.don_wins) == (
+        2,
+        2,
+        1,
+        1,
+        1,
+        1,
+    )
     assert (alpha.sheriff_checks, alpha.sheriff_blacks_found, alpha.don_checks, alpha.don_found_sheriff) == (2, 2, 1, 1)
-    assert (bravo.games, bravo.wins, bravo.don_games, bravo.don_wins, bravo.mafia_games, bravo.mafia_wins) == (2, 1, 1, 0, 1, 1)
+    assert (bravo.games, bravo.wins, bravo.don_games, bravo.don_wins, bravo.mafia_games, bravo.mafia_wins) == (
+        2,
+        1,
+        1,
+        0,
+        1,
+        1,
+    )
     assert (bravo.don_checks, bravo.don_found_sheriff, bravo.sheriff_checks) == (1, 1, 0)
-    assert (echo.civilian_games, echo.civilian_wins, echo.shot_first_night, echo.ci_received, echo.best_moves, echo.best_move_blacks) == (2, 1, 1, 1, 1, 2)
-    assert (juliett.sheriff_games, juliett.sheriff_wins, juliett.sheriff_checks, juliett.sheriff_blacks_found) == (1, 0, 1, 0)
+    assert (
+        echo.civilian_games,
+        echo.civilian_wins,
+        echo.shot_first_night,
+        echo.ci_received,
+        echo.best_moves,
+        echo.best_move_blacks,
+    ) == (2, 1, 1, 1, 1, 2)
+    assert (juliett.sheriff_games, juliett.sheriff_wins, juliett.sheriff_checks, juliett.sheriff_blacks_found) == (
+        1,
+        0,
+        1,
+        0,
+    )
     assert (juliett.shot_first_night, juliett.ci_received, juliett.best_moves, juliett.best_move_blacks) == (1, 1, 1, 2)
     assert PlayerGame.objects.count() == 20
     # the seats were linked by nickname when the games ended
@@ -55,7 +81,11 @@ def test_statistics_of_named_players_match_the_hand_counted_example_logs(host):
 
 def test_fouls_and_removal_are_counted(host):
     p = make_players()
-    scripted_game(host, NAMES, penalties=[{"do": "foul", "seat": 6, "reason": "x"}] * 4 + [{"do": "foul", "seat": 7, "reason": "x"}])
+    scripted_game(
+        host,
+        NAMES,
+        penalties=[{"do": "foul", "seat": 6, "reason": "x"}] * 4 + [{"do": "foul", "seat": 7, "reason": "x"}],
+    )
     f, g = stats(p["Foxtrot"]), stats(p["Golf"])
     assert (f.fouls, f.removals) == (4, 1)
     assert (g.fouls, g.removals) == (1, 0)
@@ -77,7 +107,11 @@ def test_ratings_of_a_hand_computed_sequence_are_stored(host):
         assert rating(p[n]) == A(1503.8348420306331, abs=1e-9)
     g2 = RatedGame.objects.order_by("-finished_at").first()
     assert g2.expected_red == A(0.6917421015316528, abs=1e-12) and g2.games_after == 2 and g2.red_score_after == 1.0
-    history = list(PlayerGame.objects.filter(player=p["Alpha"]).order_by("finished_at").values_list("rating_before", "rating_after"))
+    history = list(
+        PlayerGame.objects.filter(player=p["Alpha"])
+        .order_by("finished_at")
+        .values_list("rating_before", "rating_after")
+    )
     assert history == [(1500.0, 1510.0), (1510.0, A(1496.1651579693669, abs=1e-9))]
 
 
@@ -87,9 +121,13 @@ def test_unrated_and_annulled_games_do_not_move_the_rating(host):
     assert rating(p["Alpha"]) is None and stats(p["Alpha"]).games == 1 and RatedGame.objects.count() == 0
     game = game_services.game_create(host=host, players=NAMES)
     game_services.game_set_rated(game=game, rated=True)
-    game_services.game_record_action(game=game, action={"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, expected_seq=game.seq, by=host)
+    game_services.game_record_action(
+        game=game, action={"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}, expected_seq=game.seq, by=host
+    )
     game_services.game_record_action(game=game, action={"do": "start"}, expected_seq=game.seq, by=host)
-    game_services.game_record_action(game=game, action={"do": "annul", "reason": "test"}, expected_seq=game.seq, by=host)
+    game_services.game_record_action(
+        game=game, action={"do": "annul", "reason": "test"}, expected_seq=game.seq, by=host
+    )
     game.refresh_from_db()
     assert game.status == "annulled"
     assert rating(p["Alpha"]) is None and RatedGame.objects.count() == 0 and stats(p["Alpha"]).games == 1

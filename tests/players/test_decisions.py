@@ -39,7 +39,12 @@ def test_a_postponed_seat_is_listed_and_one_click_puts_the_game_on_the_players_p
     assert PlayerGame.objects.filter(player=burye, game=first, rated=True).exists()
     assert burye.aliases.filter(nickname="Бурыи").exists()  # next time he is found by himself
     decision = LinkDecision.objects.get()
-    assert (decision.kind, decision.nickname, decision.player_id, decision.by_id) == ("seat", "Бурыи", burye.pk, host.pk)
+    assert (decision.kind, decision.nickname, decision.player_id, decision.by_id) == (
+        "seat",
+        "Бурыи",
+        burye.pk,
+        host.pk,
+    )
     assert f'id="pending-seat-{seat.pk}"' not in client.get("/players/pending/").content.decode()
     assert f"/games/{first.pk}/" in client.get(f"/players/{burye.pk}/").content.decode()
     assert "Бурый" in client.get("/ratings/").content.decode()
@@ -78,7 +83,9 @@ def test_create_and_search_from_the_queue(client, host):
     client.force_login(host)
     client.post("/players/pending/decide/", {"kind": "seat", "pk": stranger.pk, "choice": "new"})
     assert Player.objects.get(nickname="Незнакомец").games.count() == 1
-    r = client.post("/players/pending/decide/", {"kind": "seat", "pk": seat.pk, "choice": "search", "nick": "nobody"}, follow=True)
+    r = client.post(
+        "/players/pending/decide/", {"kind": "seat", "pk": seat.pk, "choice": "search", "nick": "nobody"}, follow=True
+    )
     assert "не найден" in r.content.decode()
     client.post("/players/pending/decide/", {"kind": "seat", "pk": seat.pk, "choice": "search", "nick": "бурый"})
     seat.refresh_from_db()

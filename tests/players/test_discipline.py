@@ -82,7 +82,11 @@ def test_f4_an_organizer_overrides_the_ban_with_a_reason_recorded(client, host, 
     r = client.post("/games/new/", data | {"ban_override_reason": "решение СК клуба"})
     assert r.status_code == 302
     override = BanOverride.objects.get()
-    assert override.reason == "решение СК клуба" and override.by_id == staff.pk and override.record.player.nickname == "Echo"
+    assert (
+        override.reason == "решение СК клуба"
+        and override.by_id == staff.pk
+        and override.record.player.nickname == "Echo"
+    )
     assert override.game_id == Game.objects.latest("pk").pk
     assert "решение СК клуба" in client.get("/players/discipline/").content.decode()
 
@@ -124,7 +128,9 @@ def test_w6_an_annulled_games_penalties_still_count_until_an_organizer_lifts_the
     assert ban.lifted_at is None  # a lift needs its reason
     client.post(f"/players/discipline/{ban.pk}/lift/", {"reason": "игра переиграна, запрет снят"})
     ban.refresh_from_db()
-    assert ban.lifted_at is not None and ban.lifted_by_id == staff.pk and ban.lift_reason == "игра переиграна, запрет снят"
+    assert (
+        ban.lifted_at is not None and ban.lifted_by_id == staff.pk and ban.lift_reason == "игра переиграна, запрет снят"
+    )
     assert discipline.active_bans() == []
 
 

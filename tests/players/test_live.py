@@ -12,7 +12,9 @@ from players.consumers import push_ratings_changed
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_ratings_socket_says_hello_then_changed():
-    communicator = WebsocketCommunicator(application, "/ws/ratings/", headers=[(b"host", b"testserver"), (b"origin", b"http://testserver")])
+    communicator = WebsocketCommunicator(
+        application, "/ws/ratings/", headers=[(b"host", b"testserver"), (b"origin", b"http://testserver")]
+    )
     connected, _ = await communicator.connect()
     assert connected
     assert json.loads(await communicator.receive_from()) == {"hello": 1}

@@ -47,7 +47,9 @@ def _spread_over_months(host, n_games: int = 9, seed: int = 30):
     tz = timezone.get_current_timezone()
     for n, g in enumerate(games):
         day = _months_ago(2 - n * 3 // n_games, day=5 + n)
-        Game.objects.filter(pk=g.pk).update(finished_at=timezone.datetime.combine(day, timezone.datetime.min.time(), tz) + timedelta(hours=12))
+        Game.objects.filter(pk=g.pk).update(
+            finished_at=timezone.datetime.combine(day, timezone.datetime.min.time(), tz) + timedelta(hours=12)
+        )
     book.recompute()
     return [Game.objects.get(pk=g.pk) for g in games]
 
@@ -113,7 +115,9 @@ def test_a_season_inside_a_month_is_scanned_and_the_page_says_so(client, host):
     month = _months_ago(1, day=1)
     whole = client.get(reverse("players:ratings"), {"from": f"{month:%Y-%m}", "to": f"{month:%Y-%m}"}).content.decode()
     assert "Границы сезона внутри месяца" not in whole and "Δ" in whole
-    inside = client.get(reverse("players:ratings"), {"from": month.replace(day=3).isoformat(), "to": month.replace(day=20).isoformat()}).content.decode()
+    inside = client.get(
+        reverse("players:ratings"), {"from": month.replace(day=3).isoformat(), "to": month.replace(day=20).isoformat()}
+    ).content.decode()
     assert "Границы сезона внутри месяца" in inside
     assert leaderboard.Filters(start=month.replace(day=3)).whole_months is None
     # the month form of the bounds: the first and the last day of those months
@@ -134,7 +138,9 @@ def test_provisional_players_are_hidden_from_the_main_table_unless_asked(client,
     # the same rule for a season of whole months, and the role tabs keep everybody
     month = timezone.localdate()
     season = {"from": f"{month:%Y-%m}", "to": f"{month:%Y-%m}"}
-    assert sorted(re.findall(r'<a href="/players/\d+/">([^<]+)</a>', client.get(url, season).content.decode())) == sorted(NAMES[1:])
+    assert sorted(
+        re.findall(r'<a href="/players/\d+/">([^<]+)</a>', client.get(url, season).content.decode())
+    ) == sorted(NAMES[1:])
     assert "Alpha" in client.get(url, {"tab": "sheriff"}).content.decode()
     alpha = PlayerStats.objects.get(player__nickname="Alpha")
     page = client.get(reverse("players:detail", args=[alpha.player_id])).content.decode()
@@ -145,7 +151,9 @@ def test_the_chart_shows_the_band_and_the_formula_page_explains_it(client, host,
     assert UNCERTAINTY[0][1] > UNCERTAINTY[-1][1]
     widths = [uncertainty(n) for n in range(0, 400, 5)]
     assert widths == sorted(widths, reverse=True) and uncertainty(10_000) == UNCERTAINTY[-1][1]
-    svg = rating_svg([Point("a", 1510.0), Point("b", 1500.0)], title="t", desc="d", band=[uncertainty(1), uncertainty(2)])
+    svg = rating_svg(
+        [Point("a", 1510.0), Point("b", 1500.0)], title="t", desc="d", band=[uncertainty(1), uncertainty(2)]
+    )
     assert 'class="band"' in svg
     make_players()
     scripted_game(host, NAMES, end=RED_WINS)
@@ -168,7 +176,11 @@ def test_the_rebuild_leaves_the_player_game_indexes_and_keys_as_the_migrations_m
     def schema():
         with connection.cursor() as cursor:
             found = connection.introspection.get_constraints(cursor, PlayerGame._meta.db_table)
-        return sorted((name, tuple(c["columns"]), bool(c["unique"]), c["foreign_key"]) for name, c in found.items() if not c["primary_key"])
+        return sorted(
+            (name, tuple(c["columns"]), bool(c["unique"]), c["foreign_key"])
+            for name, c in found.items()
+            if not c["primary_key"]
+        )
 
     before = schema()
     assert {"players_pg_history", "players_pg_finished"} <= {name for name, *_ in before}
@@ -202,7 +214,10 @@ def test_the_one_game_trust_query_agrees_with_the_queryset(host, django_user_mod
     make_players(POOL)
     rng = random.Random(7)
     plain = django_user_model.objects.create_user(username="plain-30", password="x-pass-123")
-    games = [random_finished_game(host, rng.sample(POOL, 10), rng, rated=True), random_finished_game(host, rng.sample(POOL, 10), rng, rated=False)]
+    games = [
+        random_finished_game(host, rng.sample(POOL, 10), rng, rated=True),
+        random_finished_game(host, rng.sample(POOL, 10), rng, rated=False),
+    ]
     untrusted = game_services.game_create(host=plain, title="untrusted", players=NAMES)
     Game.objects.filter(pk=untrusted.pk).update(rated=True)
     games.append(untrusted)

@@ -79,7 +79,10 @@ def test_player_page_in_english(client, played):
 def test_role_statistics_on_the_page(client, played):
     html = client.get(reverse("players:detail", args=[played["Alpha"].pk])).content.decode()
     # Alpha: Sheriff twice, won once (win rate 50%)
-    row = re.search(r'<th scope="row">Шериф</th><td class="num">(\d+)</td><td class="num">(\d+)</td><td class="num">([^<]+)</td>', html)
+    row = re.search(
+        r'<th scope="row">Шериф</th><td class="num">(\d+)</td><td class="num">(\d+)</td><td class="num">([^<]+)</td>',
+        html,
+    )
     assert row and row.groups() == ("2", "1", "50%")
 
 
@@ -120,7 +123,9 @@ def test_leaderboard_ranks_by_rating_with_filters_in_both_languages(client, host
     html = client.get(reverse("players:ratings"), {"tab": "sheriff"}).content.decode()
     assert re.findall(r'<a href="/players/\d+/">([^<]+)</a>', html) == ["Alpha"]
     # a season that ended before the games: empty; one that holds them: everybody, with Δ
-    assert not re.findall(r'<a href="/players/\d+/">', client.get(reverse("players:ratings"), {"to": "2000-01-01"}).content.decode())
+    assert not re.findall(
+        r'<a href="/players/\d+/">', client.get(reverse("players:ratings"), {"to": "2000-01-01"}).content.decode()
+    )
     html = client.get(reverse("players:ratings"), {"from": "2000-01-01", "to": "2100-01-01"}).content.decode()
     assert len(re.findall(r'<a href="/players/\d+/">', html)) == 10 and "Δ" in html
     # bad input is ignored, not a 500
@@ -130,7 +135,7 @@ def test_leaderboard_ranks_by_rating_with_filters_in_both_languages(client, host
 
 
 def test_excel_export_writes_nicknames_as_text_never_formulas(client, host):
-    evil = ["=HYPERLINK(\"x\")", "+1", "-2", "@cmd", "\tTab", "Fine", "G7", "H8", "I9", "J10"]
+    evil = ['=HYPERLINK("x")', "+1", "-2", "@cmd", "\tTab", "Fine", "G7", "H8", "I9", "J10"]
     for n in evil:
         services.player_create(nickname=n)
     scripted_game(host, evil)
@@ -158,14 +163,20 @@ def test_tournament_participants_are_matched_and_the_rest_confirmed(client, djan
     alpha = services.player_create(nickname="Alpha")
     kraken = services.player_create(nickname="Kraken")
     client.force_login(organizer)
-    r = client.post(reverse("tournaments:participants_add", args=[t.pk]), {"text": "ALPHA\nKrakken\nNewbie"}, HTTP_HX_REQUEST="true")
+    r = client.post(
+        reverse("tournaments:participants_add", args=[t.pk]), {"text": "ALPHA\nKrakken\nNewbie"}, HTTP_HX_REQUEST="true"
+    )
     html = r.content.decode()
     assert r.status_code == 200
     parts = {p.nickname: p for p in t.participants.all()}
     assert parts["ALPHA"].player_id == alpha.pk and parts["Krakken"].player_id is None
     assert f'name="player-{parts["Krakken"].pk}"' in html and f'value="{kraken.pk}"' in html
     assert Player.objects.count() == 2  # nobody is created before the organizer confirms
-    r = client.post(reverse("tournaments:participants_players", args=[t.pk]), {f"player-{parts['Krakken'].pk}": str(kraken.pk), f"player-{parts['Newbie'].pk}": "new"}, HTTP_HX_REQUEST="true")
+    r = client.post(
+        reverse("tournaments:participants_players", args=[t.pk]),
+        {f"player-{parts['Krakken'].pk}": str(kraken.pk), f"player-{parts['Newbie'].pk}": "new"},
+        HTTP_HX_REQUEST="true",
+    )
     assert r.status_code == 200
     parts = {p.nickname: p for p in t.participants.all()}
     assert parts["Krakken"].player_id == kraken.pk

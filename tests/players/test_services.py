@@ -147,12 +147,23 @@ def test_host_seating_links_known_players_and_asks_once_about_the_others(client,
     data = {"title": "t", "players": "\n".join(typed), "seating": "random", "rated": "on"}
     r = client.post("/games/new/", data)
     html = r.content.decode()
-    assert r.status_code == 200 and 'name="player-8"' in html and 'name="player-9"' in html and 'name="player-0"' not in html
+    assert (
+        r.status_code == 200
+        and 'name="player-8"' in html
+        and 'name="player-9"' in html
+        and 'name="player-0"' not in html
+    )
     assert f'value="{names["India"].pk}"' in html  # the close match is offered
     from games.models import Game
 
     assert not Game.objects.exists() and Player.objects.count() == 10  # nothing created yet
-    data |= {"players_confirmed": "1", "player-nick-8": "Indija", "player-8": str(names["India"].pk), "player-nick-9": "Stranger", "player-9": "new"}
+    data |= {
+        "players_confirmed": "1",
+        "player-nick-8": "Indija",
+        "player-8": str(names["India"].pk),
+        "player-nick-9": "Stranger",
+        "player-9": "new",
+    }
     r = client.post("/games/new/", data)
     game = Game.objects.get()
     assert r.status_code == 302 and game.rated

@@ -108,7 +108,11 @@ def test_creating_a_rated_game_needs_the_right(client, django_user_model):
     assert r.status_code == 200 and "может вести рейтинговые игры" in r.content.decode()
     assert not Game.objects.exists()
     trusted(plain)
-    data |= {"players_confirmed": "1", **{f"player-nick-{i}": n for i, n in enumerate(players)}, **{f"player-{i}": "new" for i in range(10)}}
+    data |= {
+        "players_confirmed": "1",
+        **{f"player-nick-{i}": n for i, n in enumerate(players)},
+        **{f"player-{i}": "new" for i in range(10)},
+    }
     r = client.post("/games/new/", data)
     assert r.status_code == 302 and Game.objects.get().rated
 
@@ -158,7 +162,10 @@ def test_an_organizer_links_participants_only_to_offered_players_and_plants_no_a
     tournament_services.participants_add(tournament=t, entries=["-2+3", "Alpah"])
     client.force_login(plain)
     ids = dict(Participant.objects.filter(tournament=t).values_list("nickname", "pk"))
-    client.post(f"/tournaments/{t.pk}/participants/players/", {f"player-{ids['-2+3']}": str(alpha.pk), f"player-{ids['Alpah']}": str(alpha.pk)})
+    client.post(
+        f"/tournaments/{t.pk}/participants/players/",
+        {f"player-{ids['-2+3']}": str(alpha.pk), f"player-{ids['Alpah']}": str(alpha.pk)},
+    )
     linked = dict(Participant.objects.filter(tournament=t).values_list("nickname", "player_id"))
     assert linked["-2+3"] is None  # never offered for «-2+3»
     assert linked["Alpah"] == alpha.pk  # offered: a close match

@@ -27,7 +27,15 @@ PLAYERS = [f"P{i}" for i in range(1, 11)]
 class G:
     """A game under test; every action is applied in place and logged."""
 
-    def __init__(self, sheriff: int = 5, don: int = 8, mafia: tuple[int, int] = (9, 10), *, regulations: Regulations | None = None, start: bool = True) -> None:
+    def __init__(
+        self,
+        sheriff: int = 5,
+        don: int = 8,
+        mafia: tuple[int, int] = (9, 10),
+        *,
+        regulations: Regulations | None = None,
+        start: bool = True,
+    ) -> None:
         self.s: GameState = new_state(regulations)
         self.log: list[dict[str, Any]] = []
         self.regulations = regulations
@@ -82,7 +90,13 @@ class G:
             self.next()
         return self
 
-    def night(self, shots: dict[int, int | None] | None = None, don: int | None = None, sheriff: int | None = None, best_move: dict[str, Any] | None = None) -> G:
+    def night(
+        self,
+        shots: dict[int, int | None] | None = None,
+        don: int | None = None,
+        sheriff: int | None = None,
+        best_move: dict[str, Any] | None = None,
+    ) -> G:
         """Run a Night to its end (the morning last word is left running)."""
         assert self.s.step == "mafia_shot", self.s.step
         if shots is None:

@@ -239,7 +239,9 @@ def test_d7_tech_pause_only_at_the_table() -> None:
 def test_d_nominations_recorded_on_a_day_whose_vote_is_cancelled() -> None:
     g = G().do("disqualify", seat=6)  # N0: cancels the Day 1 vote (F10 INTERP)
     g.to_day1().speeches({1: 2, 2: 3})
-    g.expect(step="mafia_shot", phase="night", nominees=[], at_table=table(6), left=[left(6, "disqualified", 0, "night")])
+    g.expect(
+        step="mafia_shot", phase="night", nominees=[], at_table=table(6), left=[left(6, "disqualified", 0, "night")]
+    )
     assert [e["target"] for e in g.s.record.nominations] == [2, 3]
 
 

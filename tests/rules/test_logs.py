@@ -40,7 +40,7 @@ def test_run_log_reports_an_expect_mismatch() -> None:
     result = run_log(_log(*SETUP, {"do": "expect", "step": "speech", "day": 0}))
     assert not result.ok
     assert result.failed_at == 3
-    assert "step: expected \"speech\", actual \"dogovorka\"" in result.failure
+    assert 'step: expected "speech", actual "dogovorka"' in result.failure
     assert "day" not in result.failure.split("expect failed:")[1]
 
 
@@ -61,7 +61,9 @@ def test_run_log_unknown_expect_key_fails() -> None:
 
 
 def test_run_log_reject_must_be_refused() -> None:
-    ok = run_log(_log(*SETUP, {"do": "nominate", "by": 1, "target": 2, "reject": True}, {"do": "expect", "nominees": []}))
+    ok = run_log(
+        _log(*SETUP, {"do": "nominate", "by": 1, "target": 2, "reject": True}, {"do": "expect", "nominees": []})
+    )
     assert ok.ok, ok.failure
     assert ok.rejected == 1
     bad = run_log(_log(*SETUP, {"do": "next", "reject": True}))

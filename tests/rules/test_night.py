@@ -43,7 +43,12 @@ def test_n2_different_seats_or_nobody_is_a_miss() -> None:
 
 def test_n2_next_on_the_shot_step_is_a_miss() -> None:
     g = night1().next().expect(step="don_check")
-    assert g.s.record.shots[-1] == {"index": g.s.record.shots[-1]["index"], "night": 1, "by": {8: None, 9: None, 10: None}, "victim": None}
+    assert g.s.record.shots[-1] == {
+        "index": g.s.record.shots[-1]["index"],
+        "night": 1,
+        "by": {8: None, 9: None, 10: None},
+        "victim": None,
+    }
 
 
 def test_n2_a_black_at_the_table_naming_nobody_is_a_miss_even_if_he_is_the_target() -> None:
@@ -82,12 +87,20 @@ def test_n4_checks_and_results() -> None:
     g = night1().next()
     g.do("don_check", target=5)
     g.do("sheriff_check", target=10)
-    g.expect(checks=[{"night": 1, "by": "don", "target": 5, "result": True}, {"night": 1, "by": "sheriff", "target": 10, "result": "black"}])
+    g.expect(
+        checks=[
+            {"night": 1, "by": "don", "target": 5, "result": True},
+            {"night": 1, "by": "sheriff", "target": 10, "result": "black"},
+        ]
+    )
     g.next()
     g.speeches()
     g.next()
     g.do("don_check", target=4).do("sheriff_check", target=1)
-    assert g.pub["checks"][2:] == [{"night": 2, "by": "don", "target": 4, "result": False}, {"night": 2, "by": "sheriff", "target": 1, "result": "red"}]
+    assert g.pub["checks"][2:] == [
+        {"night": 2, "by": "don", "target": 4, "result": False},
+        {"night": 2, "by": "sheriff", "target": 1, "result": "red"},
+    ]
 
 
 def test_n4_a_captain_no_longer_at_the_table_has_no_check_step() -> None:

@@ -41,7 +41,9 @@ def _mutate(action: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         del a[rng.choice(fields)]
     else:
         key = rng.choice(fields)
-        a[key] = rng.choice([rng.randint(0, 11), None, "3", [rng.randint(1, 10)], {str(rng.randint(1, 10)): [rng.randint(1, 10)]}])
+        a[key] = rng.choice(
+            [rng.randint(0, 11), None, "3", [rng.randint(1, 10)], {str(rng.randint(1, 10)): [rng.randint(1, 10)]}]
+        )
     return a
 
 
@@ -109,7 +111,9 @@ def _w1(s: GameState) -> str | None:
     return None
 
 
-def _check_readings(before: GameState, action: dict[str, Any], after: GameState, seen: dict[str, int] | None = None) -> None:
+def _check_readings(
+    before: GameState, action: dict[str, Any], after: GameState, seen: dict[str, int] | None = None
+) -> None:
     """The readings of RULES W1, W2 INTERP and V5 checked on one applied action."""
     do = action["do"]
     seen = seen if seen is not None else {}
@@ -151,15 +155,26 @@ def _check_readings(before: GameState, action: dict[str, Any], after: GameState,
         else:
             assert after.status == "finished"
     if before.step == "last_word" and do not in ("next", "ppk", "annul"):
-        ends = bool(after.record.penalties) and after.record.penalties[-1].get("ends_last_word") and after.record.penalties[-1]["index"] == before.count
+        ends = (
+            bool(after.record.penalties)
+            and after.record.penalties[-1].get("ends_last_word")
+            and after.record.penalties[-1]["index"] == before.count
+        )
         if not ends:
             # W2 INTERP: a last word already granted is never cut short.
-            assert (after.step, after.speaker, after.status) == ("last_word", before.speaker, "running"), f"{do} cut a last word short"
+            assert (after.step, after.speaker, after.status) == ("last_word", before.speaker, "running"), (
+                f"{do} cut a last word short"
+            )
             if decided:
                 seen["decided_during_last_word"] = seen.get("decided_during_last_word", 0) + 1
     if before.step == "last_word" and before.winner is not None and do == "next":
         assert after.status == "finished" or (after.step == "last_word" and after.winner == before.winner)
-    if after.status == "running" and after.day == 1 and after.phase == "day" and after.step in ("tie_speech", "voting", "lift_vote"):
+    if (
+        after.status == "running"
+        and after.day == 1
+        and after.phase == "day"
+        and after.step in ("tie_speech", "voting", "lift_vote")
+    ):
         assert len(after.nominees) >= 2, "V5: no Day 1 vote, tie speech or lift vote with one candidate"
 
 
@@ -216,7 +231,12 @@ def test_every_option_of_legal_actions_is_accepted_or_a_rule_violation(seed: int
 def test_legal_actions_in_setup_and_steps() -> None:
     s = new_state()
     assert [o["do"] for o in legal_actions(s)] == ["seat", "roles"]
-    s = replay([{"do": "seat", "players": [f"p{i}" for i in range(10)]}, {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]}])
+    s = replay(
+        [
+            {"do": "seat", "players": [f"p{i}" for i in range(10)]},
+            {"do": "roles", "sheriff": 1, "don": 2, "mafia": [3, 4]},
+        ]
+    )
     assert [o["do"] for o in legal_actions(s)] == ["seat", "roles", "start"]
     apply_in_place(s, {"do": "start"})
     kinds = [o["do"] for o in legal_actions(s)]

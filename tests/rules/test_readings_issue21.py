@@ -93,10 +93,18 @@ def deciding_n1() -> G:
 def test_w1_deciding_n1_shot_keeps_the_best_move_no_checks() -> None:
     g = deciding_n1().shots({2: 8, 3: 8, 4: 8})
     # W1: black wins at the shot; the checks are not held, his best move is.
-    g.expect(winner="black", status="running", step="best_move", speaker=None, checks=[], at_table=[1, 2, 3, 4, 8, 9, 10])
+    g.expect(
+        winner="black", status="running", step="best_move", speaker=None, checks=[], at_table=[1, 2, 3, 4, 8, 9, 10]
+    )
     assert [a["do"] for a in legal_actions(g.s)][:2] == ["next", "best_move"]
     g.do("best_move", seats=[2, 3, 9]).expect(best_move={"seat": 8, "seats": [2, 3, 9], "blacks": 2})
-    g.expect(step="last_word", speaker=8, phase="night", winner="black", left=[*g.pub["left"][:3], left(8, "shot", 1, "night")])
+    g.expect(
+        step="last_word",
+        speaker=8,
+        phase="night",
+        winner="black",
+        left=[*g.pub["left"][:3], left(8, "shot", 1, "night")],
+    )
     g.next().expect(status="finished", winner="black", best_move={"seat": 8, "seats": [2, 3, 9], "blacks": 2})
 
 
@@ -146,7 +154,11 @@ def test_w1_deciding_shot_of_a_red_best_move_points_in_the_record() -> None:
 def test_f18_fourth_foul_for_vote_retraction_refused_grey_card_accepted() -> None:
     g = fouls(G().to_day1(), 4, 3)
     exc = g.refuse("foul", seat=4, reason_code="vote_retraction")
-    assert (exc.rule, exc.code, exc.params["grey_card"]) == ("F18", "f18_grey_card_instead", "double_or_removed_vote_three_fouls")
+    assert (exc.rule, exc.code, exc.params["grey_card"]) == (
+        "F18",
+        "f18_grey_card_instead",
+        "double_or_removed_vote_three_fouls",
+    )
     assert "grey card" in exc.message and "F18" in exc.message
     g.do("grey_card", seat=4, reason_code="double_or_removed_vote_three_fouls")
     g.expect(at_table=table(), fouls={4: 3}, step="speech")
@@ -231,13 +243,19 @@ def test_f19_legal_actions_offer_warning_and_grey_card_to_departed_seats() -> No
     g = G().to_day1().do("disqualify", seat=6)
     by_do = {a["do"]: a for a in legal_actions(g.s)}
     assert 6 in by_do["warning"]["seats"] and 6 in by_do["grey_card"]["seats"]
-    assert 6 not in by_do["foul"]["seats"] and 6 not in by_do["disqualify"]["seats"] and 6 not in by_do["remove"]["seats"]
+    assert (
+        6 not in by_do["foul"]["seats"] and 6 not in by_do["disqualify"]["seats"] and 6 not in by_do["remove"]["seats"]
+    )
 
 
 # --- replay_as_recorded: logs recorded under the old readings ------------------------------------------
 
 
-SETUP = [{"do": "seat", "players": list(PLAYERS)}, {"do": "roles", "sheriff": 5, "don": 8, "mafia": [9, 10]}, {"do": "start"}]
+SETUP = [
+    {"do": "seat", "players": list(PLAYERS)},
+    {"do": "roles", "sheriff": 5, "don": 8, "mafia": [9, 10]},
+    {"do": "start"},
+]
 
 
 def test_replay_as_recorded_skips_what_todays_rules_refuse_and_reports_it() -> None:

@@ -32,8 +32,16 @@ def test_w1_black_wins_at_the_shot_no_checks_best_move_kept() -> None:
     g.expect(winner="black", status="running", step="best_move", phase="night", checks=[], best_move=None)
     assert g.s.record.result["index"] == len(g.log) - 1  # decided by the shot action
     g.next()  # no best move left
-    g.expect(winner="black", status="running", step="last_word", speaker=8, phase="night", checks=[], best_move=None,
-             left=[*g.pub["left"][:3], left(8, "shot", 1, "night")])
+    g.expect(
+        winner="black",
+        status="running",
+        step="last_word",
+        speaker=8,
+        phase="night",
+        checks=[],
+        best_move=None,
+        left=[*g.pub["left"][:3], left(8, "shot", 1, "night")],
+    )
     g.next().expect(status="finished", winner="black")
 
 
@@ -171,7 +179,13 @@ def test_w4_removal_in_the_period_prevents_the_draw() -> None:
 def test_w5_ppk_the_other_team_wins() -> None:
     g = G().to_day1().do("ppk", team="black", seat=9, reason="beacons")
     g.expect(status="finished", step="finished", winner="red", ppk="black")
-    assert g.s.record.result == {"index": g.s.record.result["index"], "winner": "red", "ppk": "black", "annulled": False, "reason": "W5"}
+    assert g.s.record.result == {
+        "index": g.s.record.result["index"],
+        "winner": "red",
+        "ppk": "black",
+        "annulled": False,
+        "reason": "W5",
+    }
     p = g.s.record.penalties[-1]
     assert (p["kind"], p["seat"], p["team"], p["reason"]) == ("ppk", 9, "black", "beacons")
 

@@ -198,7 +198,12 @@ def test_action_json_refusal_is_a_bad_action_naming_the_action_field():
 
 
 def test_log_file_ignores_top_level_keys_other_than_format_and_actions():
-    data = {"format": "mafia-protocol-log/1", "name": {"any": ["thing"]}, "seed": 5, "actions": [{"do": "seat", "players": PLAYERS}]}
+    data = {
+        "format": "mafia-protocol-log/1",
+        "name": {"any": ["thing"]},
+        "seed": 5,
+        "actions": [{"do": "seat", "players": PLAYERS}],
+    }
     assert validate_log(data) == data["actions"]
 
 

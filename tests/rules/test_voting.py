@@ -145,11 +145,18 @@ def test_v10_same_tie_again_goes_to_the_lift_vote() -> None:
     exc = g.refuse("next")
     assert (exc.rule, exc.code) == ("V10", "next_not_allowed")
     g.lift([1, 2, 4, 5, 6, 8])  # 6 of 10: more than half
-    g.expect(step="last_word", speaker=7, at_table=table(3, 7), left=[left(7, "lift_vote", 1, "day"), left(3, "lift_vote", 1, "day")])
+    g.expect(
+        step="last_word",
+        speaker=7,
+        at_table=table(3, 7),
+        left=[left(7, "lift_vote", 1, "day"), left(3, "lift_vote", 1, "day")],
+    )
     g.next().expect(step="last_word", speaker=3, nominees=[7, 3])
     g.next().expect(step="mafia_shot", nominees=[])
     v = g.s.record.votes[-1]
-    assert v["kind"] == "lift" and v["yes"] == [1, 2, 4, 5, 6, 8] and v["no"] == [3, 7, 9, 10] and v["leaving"] == [7, 3]
+    assert (
+        v["kind"] == "lift" and v["yes"] == [1, 2, 4, 5, 6, 8] and v["no"] == [3, 7, 9, 10] and v["leaving"] == [7, 3]
+    )
 
 
 def test_v10_lift_needs_more_than_half_of_the_table() -> None:

@@ -90,7 +90,9 @@ def play_random(table: Table, rng: random.Random) -> Game:
     log = random_game(rng, state=state)
     actions = game.action_payloads() + log
     final = replay(actions, game_reading.game_regulations(game))
-    GameAction.objects.bulk_create(GameAction(game=game, seq=game.seq + i, payload=a, created_by=game.host) for i, a in enumerate(log, start=1))
+    GameAction.objects.bulk_create(
+        GameAction(game=game, seq=game.seq + i, payload=a, created_by=game.host) for i, a in enumerate(log, start=1)
+    )
     public = final.public_dict()
     Game.objects.filter(pk=game.pk).update(
         seq=game.seq + len(log),
@@ -105,7 +107,16 @@ def play_random(table: Table, rng: random.Random) -> Game:
     return game
 
 
-def seated_tournament(organizer: Any, hosts: list[Any], *, players: int = 20, rounds: int = 10, stages: int = 1, seed: str = "t", preset: str = "cristalix") -> Any:
+def seated_tournament(
+    organizer: Any,
+    hosts: list[Any],
+    *,
+    players: int = 20,
+    rounds: int = 10,
+    stages: int = 1,
+    seed: str = "t",
+    preset: str = "cristalix",
+) -> Any:
     """A tournament with `players` participants and `stages` stages of `rounds` seated rounds, hosts assigned."""
     t = services.tournament_create(name="Test cup", organizer=organizer, preset=preset)
     services.participants_add(tournament=t, entries=[f"Player{i:02d}" for i in range(1, players + 1)])

@@ -38,7 +38,10 @@ def _roles_for(table, nickname):
 
 def test_organizer_runs_a_two_stage_tournament(client, organizer, hosts):
     client.force_login(organizer)
-    r = client.post("/tournaments/new/", {"name": "Осенний кубок", "starts_on": "2026-10-01", "ends_on": "2026-10-02", "preset": "cristalix"})
+    r = client.post(
+        "/tournaments/new/",
+        {"name": "Осенний кубок", "starts_on": "2026-10-01", "ends_on": "2026-10-02", "preset": "cristalix"},
+    )
     assert r.status_code == 302
     t = Tournament.objects.get(name="Осенний кубок")
     assert r.url == f"/tournaments/{t.pk}/"
@@ -78,7 +81,9 @@ def test_organizer_runs_a_two_stage_tournament(client, organizer, hosts):
     # The hosts play. Игрок01 is a red shot in N1 in every game (Ci 0.5, 1.0;
     # then 0.5 again in the final, N11), names three blacks once (0.5), red wins.
     me = "Игрок01"
-    tables = list(Table.objects.filter(round__stage__tournament=t).order_by("round__stage__order", "round__number", "number"))
+    tables = list(
+        Table.objects.filter(round__stage__tournament=t).order_by("round__stage__order", "round__number", "number")
+    )
     mine = [tb for tb in tables if TableSeat.objects.filter(table=tb, participant__nickname=me).exists()]
     assert len(mine) == 3
     for i, tb in enumerate(mine):
@@ -97,7 +102,16 @@ def test_organizer_runs_a_two_stage_tournament(client, organizer, hosts):
     r = client.post(f"/tournaments/games/{second.game_id}/extra-points/", form)
     assert r.status_code == 302
 
-    expected_me = Decimal("1") + Decimal("0.5") + Decimal("0.5") + Decimal("1") + Decimal("1.0") + Decimal("0.3") + Decimal("1") + Decimal("0.5")
+    expected_me = (
+        Decimal("1")
+        + Decimal("0.5")
+        + Decimal("0.5")
+        + Decimal("1")
+        + Decimal("1.0")
+        + Decimal("0.3")
+        + Decimal("1")
+        + Decimal("0.5")
+    )
     assert expected_me == Decimal("5.8")
 
     # Standings page (public).

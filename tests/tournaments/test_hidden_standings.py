@@ -101,7 +101,11 @@ def test_publishing_again_shows_every_round_and_only_organizers_may_hide(organiz
 async def test_the_public_socket_sends_nothing_while_hidden_and_everything_when_published(organizer, host):
     t, (r1, r2) = await database_sync_to_async(two_round_tournament)(organizer, host)
     await database_sync_to_async(play_scripted)(r1, by=organizer)
-    await database_sync_to_async(lambda: services.tournament_hide_standings(tournament=t, after_round=Table.objects.get(pk=r1.pk).round, by=organizer))()
+    await database_sync_to_async(
+        lambda: services.tournament_hide_standings(
+            tournament=t, after_round=Table.objects.get(pk=r1.pk).round, by=organizer
+        )
+    )()
     comm = WebsocketCommunicator(application, f"/ws/tournaments/{t.pk}/standings/?lang=ru", headers=ORIGIN)
     assert (await comm.connect(timeout=5))[0]
     snapshot = await comm.receive_from(timeout=5)

@@ -106,9 +106,15 @@ async def test_extra_points_and_policy_change_push(host):
     comm, connected = await connect(f"/ws/tournaments/{t.pk}/standings/")
     assert connected
     await comm.receive_from(timeout=5)
-    await database_sync_to_async(lambda: services.extra_points_set(game=Table.objects.get(pk=t1.pk).game, seat_no=1, points="0.5", comment="x", by=host))()
+    await database_sync_to_async(
+        lambda: services.extra_points_set(
+            game=Table.objects.get(pk=t1.pk).game, seat_no=1, points="0.5", comment="x", by=host
+        )
+    )()
     assert 'id="standings"' in await comm.receive_from(timeout=5)
-    await database_sync_to_async(lambda: services.tournament_set_policy(tournament=t, policy=t.policy.with_changes(win=2), by=host))()
+    await database_sync_to_async(
+        lambda: services.tournament_set_policy(tournament=t, policy=t.policy.with_changes(win=2), by=host)
+    )()
     assert 'id="standings"' in await comm.receive_from(timeout=5)
     await comm.disconnect()
 

@@ -39,7 +39,15 @@ def test_w1_deciding_n1_shot_red_victim_keeps_best_move_points_and_ci(host):
     sheriff, don, mafia = others[0], others[1], others[2:4]
     reds_to_remove = others[4:7]  # three reds technically removed on Day 1: 3 blacks v 4 reds
     game = _game(table)
-    record(game, [{"do": "roles", "sheriff": sheriff, "don": don, "mafia": mafia}, {"do": "start"}, {"do": "next"}, {"do": "next"}])
+    record(
+        game,
+        [
+            {"do": "roles", "sheriff": sheriff, "don": don, "mafia": mafia},
+            {"do": "start"},
+            {"do": "next"},
+            {"do": "next"},
+        ],
+    )
     record(game, [{"do": "remove", "seat": s} for s in reds_to_remove])
     _speeches(game)
     record(game, [{"do": "shots", "by": {str(b): seat for b in (don, *mafia)}}])  # 3 v 3: black wins at the shot
@@ -65,9 +73,26 @@ def test_n7_best_move_naming_nobody_brings_no_points(host):
     seat = TableSeat.objects.get(table=table, participant__nickname="Player05").seat_no
     others = [s for s in range(1, 11) if s != seat]
     game = _game(table)
-    record(game, [{"do": "roles", "sheriff": others[0], "don": others[1], "mafia": others[2:4]}, {"do": "start"}, {"do": "next"}, {"do": "next"}])
+    record(
+        game,
+        [
+            {"do": "roles", "sheriff": others[0], "don": others[1], "mafia": others[2:4]},
+            {"do": "start"},
+            {"do": "next"},
+            {"do": "next"},
+        ],
+    )
     _speeches(game)
-    record(game, [{"do": "shots", "by": {str(b): seat for b in others[1:4]}}, {"do": "next"}, {"do": "next"}, {"do": "best_move", "seats": []}, {"do": "ppk", "team": "black"}])
+    record(
+        game,
+        [
+            {"do": "shots", "by": {str(b): seat for b in others[1:4]}},
+            {"do": "next"},
+            {"do": "next"},
+            {"do": "best_move", "seats": []},
+            {"do": "ppk", "team": "black"},
+        ],
+    )
     row = SeatResult.objects.get(game=game, seat_no=seat)
     assert (row.best_move_accepted, row.best_move_blacks) == (False, 0)
     scores = game_seat_scores(game)[seat]

@@ -7,8 +7,21 @@ import pytest
 from tournaments.scoring import PRESETS, Line, ScoringPolicy, preset, score_lines
 
 
-def line(game_id, seat_no=1, *, player="A", stage=1, order=None, team="red", role="civilian", won=False, winner="black", **kw):
-    return Line(game_id=game_id, seat_no=seat_no, player=player, stage=stage, order=order or (stage, game_id), role=role, team=team, won=won, winner=winner, **kw)
+def line(
+    game_id, seat_no=1, *, player="A", stage=1, order=None, team="red", role="civilian", won=False, winner="black", **kw
+):
+    return Line(
+        game_id=game_id,
+        seat_no=seat_no,
+        player=player,
+        stage=stage,
+        order=order or (stage, game_id),
+        role=role,
+        team=team,
+        won=won,
+        winner=winner,
+        **kw,
+    )
 
 
 def test_win_loss_draw_points():
@@ -33,7 +46,11 @@ def test_n11_ci_counts_in_tournament_order_not_input_order():
 
 
 def test_n11_ci_resets_per_stage():
-    lines = [line(1, stage=1, first_night_victim=True), line(2, stage=1, first_night_victim=True), line(3, stage=2, first_night_victim=True)]
+    lines = [
+        line(1, stage=1, first_night_victim=True),
+        line(2, stage=1, first_night_victim=True),
+        line(3, stage=2, first_night_victim=True),
+    ]
     s = score_lines(lines, ScoringPolicy())
     assert s[(2, 1)].ci == Decimal("1.0")
     assert s[(3, 1)].ci == Decimal("0.5")
@@ -116,14 +133,19 @@ def test_n11_policy_dict_round_trip_and_bad_value():
 
 
 def test_n10_ci_whatever_the_best_move():
-    lines = [line(1, first_night_victim=True, best_move_accepted=False), line(2, first_night_victim=True, best_move_accepted=True, best_move_blacks=0)]
+    lines = [
+        line(1, first_night_victim=True, best_move_accepted=False),
+        line(2, first_night_victim=True, best_move_accepted=True, best_move_blacks=0),
+    ]
     s = score_lines(lines, ScoringPolicy())
     assert s[(1, 1)].ci == Decimal("0.5") and s[(2, 1)].ci == Decimal("1.0")
 
 
 @pytest.mark.parametrize(("blacks", "points"), [(0, "0"), (1, "0"), (2, "0.25"), (3, "0.5")])
 def test_n6_best_move_points_by_blacks_for_red_n1_victim(blacks, points):
-    s = score_lines([line(1, first_night_victim=True, best_move_accepted=True, best_move_blacks=blacks)], ScoringPolicy())[(1, 1)]
+    s = score_lines(
+        [line(1, first_night_victim=True, best_move_accepted=True, best_move_blacks=blacks)], ScoringPolicy()
+    )[(1, 1)]
     assert s.best_move == Decimal(points)
 
 
@@ -137,7 +159,12 @@ def test_best_move_points_only_for_the_n1_victim_and_accepted():
 
 
 def test_penalties_and_extra_points():
-    p = ScoringPolicy(penalty_removed_by_fouls=Decimal("0.5"), penalty_disqualified=Decimal("0.7"), penalty_ppk=Decimal("1"), penalty_grey_card=Decimal("0.1"))
+    p = ScoringPolicy(
+        penalty_removed_by_fouls=Decimal("0.5"),
+        penalty_disqualified=Decimal("0.7"),
+        penalty_ppk=Decimal("1"),
+        penalty_grey_card=Decimal("0.1"),
+    )
     s = score_lines(
         [
             line(1, won=True, winner="red", removed_by_fouls=True, extra=Decimal("0.3")),

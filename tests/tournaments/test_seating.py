@@ -54,9 +54,13 @@ def test_fewer_repeated_pairs_than_random(p, r):
     ours = [generate(players, r, seed=str(s)).quality() for s in range(3)]
     rand = [random_schedule(players, r, seed=str(s), balance_games=True).quality() for s in range(3)]
     assert max(q.pair_max for q in ours) <= min(q.pair_max for q in rand)
-    assert sum(q.pairs_repeated for q in ours) <= sum(q.pairs_repeated for q in rand) + 3  # equal when every pair meets anyway (P=20)
+    assert (
+        sum(q.pairs_repeated for q in ours) <= sum(q.pairs_repeated for q in rand) + 3
+    )  # equal when every pair meets anyway (P=20)
     # Meetings spread evenly: Σ m² over pairs (m = games together) is lower.
-    assert sum(_pair_squares(generate(players, r, seed=str(s))) for s in range(3)) < sum(_pair_squares(random_schedule(players, r, seed=str(s), balance_games=True)) for s in range(3))
+    assert sum(_pair_squares(generate(players, r, seed=str(s))) for s in range(3)) < sum(
+        _pair_squares(random_schedule(players, r, seed=str(s), balance_games=True)) for s in range(3)
+    )
     assert sum(q.opponents_mean for q in ours) >= sum(q.opponents_mean for q in rand) - 0.5  # saturated at P=20
     assert sum(q.seat_excess for q in ours) < sum(q.seat_excess for q in rand)
 

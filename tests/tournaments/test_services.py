@@ -18,7 +18,13 @@ pytestmark = pytest.mark.django_db
 
 def test_parse_pasted_list():
     text = "1. Alpha\n2) Beta; beta_login\n\n# comment\nGamma\tgamma\n  Delta  \n10. Omega Red"
-    assert services.parse_participants_text(text) == [("Alpha", ""), ("Beta", "beta_login"), ("Gamma", "gamma"), ("Delta", ""), ("Omega Red", "")]
+    assert services.parse_participants_text(text) == [
+        ("Alpha", ""),
+        ("Beta", "beta_login"),
+        ("Gamma", "gamma"),
+        ("Delta", ""),
+        ("Omega Red", ""),
+    ]
 
 
 def test_parse_csv_and_xlsx():
@@ -52,9 +58,17 @@ def test_seating_writes_tables_and_keeps_hosts(host):
     assert Table.objects.filter(round__stage=stage).count() == 8
     assert not Table.objects.filter(round__stage=stage, number=1, host__isnull=True).exists()
     # Regenerating with the same seed gives the same tables and keeps the hosts.
-    before = list(TableSeat.objects.filter(table__round__stage=stage).order_by("table__round__number", "table__number", "seat_no").values_list("participant__nickname", flat=True))
+    before = list(
+        TableSeat.objects.filter(table__round__stage=stage)
+        .order_by("table__round__number", "table__number", "seat_no")
+        .values_list("participant__nickname", flat=True)
+    )
     services.stage_generate_seating(stage=stage, rounds=4, seed="t-0")
-    after = list(TableSeat.objects.filter(table__round__stage=stage).order_by("table__round__number", "table__number", "seat_no").values_list("participant__nickname", flat=True))
+    after = list(
+        TableSeat.objects.filter(table__round__stage=stage)
+        .order_by("table__round__number", "table__number", "seat_no")
+        .values_list("participant__nickname", flat=True)
+    )
     assert before == after
     assert not Table.objects.filter(round__stage=stage, number=1, host__isnull=True).exists()
 
@@ -127,7 +141,9 @@ def test_round_start_creates_games_for_hosts_with_regulations(host, other_user):
     assert [tb.number for tb in res.started] == [1] and res.skipped[0][0].number == 2
     game = Game.objects.get(pk=res.started[0].game_id)
     assert game.host == other_user and game.regulations["speech"] == 45
-    assert [s.nickname for s in game.seats.order_by("seat_no")] == [s.participant.nickname for s in t1.seats.order_by("seat_no")]
+    assert [s.nickname for s in game.seats.order_by("seat_no")] == [
+        s.participant.nickname for s in t1.seats.order_by("seat_no")
+    ]
     # The organizer may edit the game too (games.permissions uses these names).
     from games.permissions import user_can_edit_game
 
@@ -188,7 +204,10 @@ def test_seating_can_weigh_who_played_together_in_other_tournaments(client, host
     services.round_start_games(round=old.stages.get().rounds.get(), by=host)
     idle = seated_tournament(host, [host, second_host], players=20, rounds=1, seed="idle")  # never started
     player_services.participants_link_known(participants=idle.participants.all())
-    old_tables = {s.participant.nickname: s.table.number for s in TableSeat.objects.filter(table__round__stage__tournament=old).select_related("participant", "table")}
+    old_tables = {
+        s.participant.nickname: s.table.number
+        for s in TableSeat.objects.filter(table__round__stage__tournament=old).select_related("participant", "table")
+    }
 
     t = services.tournament_create(name="New cup", organizer=host)
     services.participants_add(tournament=t, entries=names)
@@ -202,17 +221,26 @@ def test_seating_can_weigh_who_played_together_in_other_tournaments(client, host
 
     stage = services.stage_create(tournament=t)
     client.force_login(host)
-    r = client.post(reverse("tournaments:stage_seating", args=[t.pk, stage.pk]), {"rounds": 1, "seed": "new", "other_tournaments": "on"})
+    r = client.post(
+        reverse("tournaments:stage_seating", args=[t.pk, stage.pk]),
+        {"rounds": 1, "seed": "new", "other_tournaments": "on"},
+    )
     assert r.status_code == 302
     stage.refresh_from_db()
     assert stage.seating_quality["other_tournaments"] is True
     for table in Table.objects.filter(round__stage=stage):
         groups = [old_tables[s.participant.nickname] for s in table.seats.select_related("participant")]
         assert sorted(groups.count(g) for g in (1, 2)) == [5, 5]
-    assert "Учитывать историю игроков из других турниров" in client.get(reverse("tournaments:stage", args=[t.pk, stage.pk])).content.decode()
+    assert (
+        "Учитывать историю игроков из других турниров"
+        in client.get(reverse("tournaments:stage", args=[t.pk, stage.pk])).content.decode()
+    )
     from django.utils import translation
 
     from tournaments.forms import SeatingForm
 
     with translation.override("en"):
-        assert str(SeatingForm().fields["other_tournaments"].label) == "Take the players' history in other tournaments into account"
+        assert (
+            str(SeatingForm().fields["other_tournaments"].label)
+            == "Take the players' history in other tournaments into account"
+        )

@@ -47,7 +47,9 @@ def _naive(t, policy):
     """An independent recomputation straight from SeatResult rows (the test's own reading of the rules)."""
     totals = defaultdict(Decimal)
     n1 = defaultdict(int)
-    tables = Table.objects.filter(round__stage__tournament=t, game__status=GameStatus.FINISHED).order_by("round__stage__order", "round__number", "number")
+    tables = Table.objects.filter(round__stage__tournament=t, game__status=GameStatus.FINISHED).order_by(
+        "round__stage__order", "round__number", "number"
+    )
     for table in tables:
         seats = {s.seat_no: s.participant.nickname for s in table.seats.select_related("participant")}
         extras = {e.seat_no: e.points for e in table.game.extra_points.all()}
@@ -62,7 +64,12 @@ def _naive(t, policy):
                 if r.best_move_accepted:
                     pts += policy.best_move[r.best_move_blacks]
             pts += extras.get(r.seat_no, 0)
-            pts -= policy.penalty_removed_by_fouls * r.removed_by_fouls + policy.penalty_disqualified * r.disqualified + policy.penalty_ppk * r.ppk + policy.penalty_grey_card * r.grey_cards
+            pts -= (
+                policy.penalty_removed_by_fouls * r.removed_by_fouls
+                + policy.penalty_disqualified * r.disqualified
+                + policy.penalty_ppk * r.ppk
+                + policy.penalty_grey_card * r.grey_cards
+            )
             totals[nick] += pts
     return totals
 
@@ -71,12 +78,16 @@ def test_generated_tournament_20_players_10_rounds(host, host2):
     t = seated_tournament(host, [host, host2], players=20, rounds=5, stages=2)
     _start_all(t, host)
     rng = random.Random(7)
-    tables = list(Table.objects.filter(round__stage__tournament=t).order_by("round__stage__order", "round__number", "number"))
+    tables = list(
+        Table.objects.filter(round__stage__tournament=t).order_by("round__stage__order", "round__number", "number")
+    )
     assert len(tables) == 20
     for i, table in enumerate(tables):
         play_random(table, rng)
         if i % 3 == 0:  # some host's extra points
-            services.extra_points_set(game=table.game, seat_no=1 + i % 10, points=Decimal("0.3"), comment="good play", by=host)
+            services.extra_points_set(
+                game=table.game, seat_no=1 + i % 10, points=Decimal("0.3"), comment="good play", by=host
+            )
     counted = Game.objects.filter(tournament_table__round__stage__tournament=t, status=GameStatus.FINISHED).count()
     assert counted >= 15  # a few random games may be annulled (W6)
     s = standings.compute(t)
@@ -84,10 +95,17 @@ def test_generated_tournament_20_players_10_rounds(host, host2):
     assert sum(r.games for r in s.rows) == 10 * counted
     # Everyone played the same number of counted games? Not with annulled ones;
     # but every game of the seating was played:
-    assert {TableSeat.objects.filter(participant__tournament=t, participant__nickname=r.nickname).count() for r in s.rows} == {10}
+    assert {
+        TableSeat.objects.filter(participant__tournament=t, participant__nickname=r.nickname).count() for r in s.rows
+    } == {10}
     naive = _naive(t, t.policy)
     assert {r.nickname: r.total for r in s.rows} == {n: naive.get(n, Decimal(0)) for n in (r.nickname for r in s.rows)}
-    assert sum(r.wins for r in s.rows) == SeatResult.objects.filter(game__tournament_table__round__stage__tournament=t, won=True, game__status=GameStatus.FINISHED).count()
+    assert (
+        sum(r.wins for r in s.rows)
+        == SeatResult.objects.filter(
+            game__tournament_table__round__stage__tournament=t, won=True, game__status=GameStatus.FINISHED
+        ).count()
+    )
     # Ranks follow the tie-breakers (total first).
     assert [r.total for r in s.rows] == sorted((r.total for r in s.rows), reverse=True)
     assert s.rows[0].rank == 1
@@ -144,7 +162,12 @@ def test_n11_ci_counts_every_n1_shot_red_black_red_then_next_stage(host):
     me = next(r for r in s.rows if r.nickname == x)
     assert me.ci == Decimal("2.5") and me.first_killed == 4
     # The player's history shows the same Ci game by game.
-    assert [g.score.ci for g in me.history if g.line.first_night_victim] == [Decimal("0.5"), 0, Decimal("1.5"), Decimal("0.5")]
+    assert [g.score.ci for g in me.history if g.line.first_night_victim] == [
+        Decimal("0.5"),
+        0,
+        Decimal("1.5"),
+        Decimal("0.5"),
+    ]
     assert [g.score.ci_count for g in me.history if g.line.first_night_victim] == [1, 0, 3, 1]
     assert naive_equals(t)
     # The standings workbook follows the same policy.
@@ -158,13 +181,18 @@ def test_n11_player_page_shows_every_n1_shot_counted(host, client):
     t, x, _games = _red_black_red_then_red(host)
     me = t.participants.get(nickname=x)
     html = client.get(f"/tournaments/{t.pk}/players/{me.pk}/").content.decode()
-    cells = re.findall(r'<td class="num">[^<]*</td><td class="num">[^<]*</td><td class="num">([^<]*)</td>\s*<td class="num" title', html)
+    cells = re.findall(
+        r'<td class="num">[^<]*</td><td class="num">[^<]*</td><td class="num">([^<]*)</td>\s*<td class="num" title',
+        html,
+    )
     assert cells[:4] == ["0,5", "0", "1,5", "0,5"], cells
 
 
 def test_n11_red_only_setting_gives_the_old_progression(host):
     t, x, games = _red_black_red_then_red(host)
-    services.tournament_set_policy(tournament=t, policy=t.policy.with_changes(ci_red_shots_only=True), by=host, note="red only")
+    services.tournament_set_policy(
+        tournament=t, policy=t.policy.with_changes(ci_red_shots_only=True), by=host, note="red only"
+    )
     t.refresh_from_db()
     assert [game_seat_scores(g)[seat]["ci"] for g, seat in games] == [0.5, 0, 1.0, 0.5]
     me = next(r for r in standings.compute(t).rows if r.nickname == x)
@@ -190,7 +218,9 @@ def test_n11_existing_tournament_keeps_its_stored_policy(host):
 
 def naive_equals(t):
     naive = _naive(t, t.policy)
-    return {r.nickname: r.total for r in standings.compute(t).rows} == {r.nickname: naive.get(r.nickname, Decimal(0)) for r in standings.compute(t).rows}
+    return {r.nickname: r.total for r in standings.compute(t).rows} == {
+        r.nickname: naive.get(r.nickname, Decimal(0)) for r in standings.compute(t).rows
+    }
 
 
 def test_ci_also_when_the_n1_victim_is_then_removed(host):
@@ -247,7 +277,9 @@ def test_penalties_hand_computed(host):
     assert sc[7]["points"] == 0.0  # F15: grey card 0 by default
     assert sc[1]["points"] == -0.7  # ППК 0.7
     assert sc[2]["points"] == 1.0  # the Don wins
-    services.tournament_set_policy(tournament=t, policy=t.policy.with_changes(penalty_grey_card=Decimal("0.25")), by=host)
+    services.tournament_set_policy(
+        tournament=t, policy=t.policy.with_changes(penalty_grey_card=Decimal("0.25")), by=host
+    )
     assert game_seat_scores(game)[7]["points"] == -0.25
 
 
@@ -281,7 +313,9 @@ def test_policy_change_recomputes_and_is_versioned(host):
     for table in Table.objects.filter(round__stage__tournament=t):
         play_scripted(table)
     before = {r.nickname: r.total for r in standings.compute(t).rows}
-    rev = services.tournament_set_policy(tournament=t, policy=t.policy.with_changes(win=Decimal(3)), by=host, note="triple")
+    rev = services.tournament_set_policy(
+        tournament=t, policy=t.policy.with_changes(win=Decimal(3)), by=host, note="triple"
+    )
     assert rev.number == 2 and t.scoring_revisions.count() == 2
     t.refresh_from_db()
     after = {r.nickname: r.total for r in standings.compute(t).rows}

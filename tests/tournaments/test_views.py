@@ -20,7 +20,15 @@ def test_dashboard_stage_round_pages_render(client, host, t):
     client.force_login(host)
     stage = t.stages.get()
     rnd = stage.rounds.first()
-    for url in ("/tournaments/", f"/tournaments/{t.pk}/", f"/tournaments/{t.pk}/stages/{stage.pk}/", f"/tournaments/{t.pk}/rounds/{rnd.pk}/", f"/tournaments/{t.pk}/scoring/", f"/tournaments/{t.pk}/settings/", "/tournaments/new/"):
+    for url in (
+        "/tournaments/",
+        f"/tournaments/{t.pk}/",
+        f"/tournaments/{t.pk}/stages/{stage.pk}/",
+        f"/tournaments/{t.pk}/rounds/{rnd.pk}/",
+        f"/tournaments/{t.pk}/scoring/",
+        f"/tournaments/{t.pk}/settings/",
+        "/tournaments/new/",
+    ):
         r = client.get(url)
         assert r.status_code == 200, url
 
@@ -91,7 +99,10 @@ def test_extra_points_page_for_host_and_organizer_only(client, host, other_user,
     assert client.get(url).status_code == 403
     client.force_login(judge)
     r = client.get(url)
-    assert r.status_code == 200 and TableSeat.objects.get(table=table, seat_no=1).participant.nickname in r.content.decode()
+    assert (
+        r.status_code == 200
+        and TableSeat.objects.get(table=table, seat_no=1).participant.nickname in r.content.decode()
+    )
     r = client.post(url, {"points_2": "5", "comment_2": "too much"})
     assert r.status_code == 422 and "от -1 до 1" in r.content.decode()
     assert not ExtraPoints.objects.exists()

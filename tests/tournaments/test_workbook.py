@@ -123,7 +123,10 @@ def test_pdf_standings_of_20_players_is_one_page_wide(host, tmp_path):
     t = played_tournament(host, rounds=10)
     data = standings.compute(t)
     wb = game_exports.new_workbook()
-    rounds = [(rnd.stage_id, rnd.stage.order, rnd.number) for rnd in Round.objects.filter(stage__tournament=t).select_related("stage").order_by("number")]
+    rounds = [
+        (rnd.stage_id, rnd.stage.order, rnd.number)
+        for rnd in Round.objects.filter(stage__tournament=t).select_related("stage").order_by("number")
+    ]
     exports.write_standings_sheet(wb, data, "ru", rounds=rounds)
     assert xlsx_to_pdf_pages(game_exports.workbook_bytes(wb), tmp_path) == 1
     # The whole workbook prints too: the standings page plus one protocol page per game.

@@ -20,7 +20,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
-        host, created = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True})
+        host, created = User.objects.get_or_create(
+            username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
+        )
         if created:
             host.set_password(DEMO_PASSWORD)
             host.save()
@@ -31,7 +33,9 @@ class Command(BaseCommand):
         for action in DEMO_FINISHED_ACTIONS:
             services.game_record_action(game=finished, action=action, expected_seq=finished.seq, by=host)
         live = services.game_create(host=host, title="Демо: новая игра", players=DEMO_PLAYERS)
-        services.game_record_action(game=live, action={"do": "roles", "sheriff": 3, "don": 7, "mafia": [2, 9]}, expected_seq=live.seq, by=host)
+        services.game_record_action(
+            game=live, action={"do": "roles", "sheriff": 3, "don": 7, "mafia": [2, 9]}, expected_seq=live.seq, by=host
+        )
         self.stdout.write(f"demo games created: #{live.pk} (ready to start), #{finished.pk} (finished)")
         tournament = self._demo_tournament(host)
         self.stdout.write(f"demo tournament created: #{tournament.pk} «{tournament.name}»")

@@ -22,7 +22,13 @@ class Command(BaseCommand):
         parser.add_argument("-o", "--output", required=True, metavar="FILE", help="the .xlsx file to write")
         parser.add_argument("--lang", default="ru", choices=["ru", "en"], help="headings language (default ru)")
         details = parser.add_mutually_exclusive_group()
-        details.add_argument("--details", dest="details", action="store_true", default=None, help="add «Ночи», «Дисциплина», «Журнал» (default for one game)")
+        details.add_argument(
+            "--details",
+            dest="details",
+            action="store_true",
+            default=None,
+            help="add «Ночи», «Дисциплина», «Журнал» (default for one game)",
+        )
         details.add_argument("--no-details", dest="details", action="store_false", help="only the «Протокол» sheet(s)")
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -45,7 +45,9 @@ class Command(BaseCommand):
             with transaction.atomic():
                 game = game_import_log(host=host, data=data, title=options["title"])
         except RuleViolation as exc:
-            raise CommandError(f"{path}: the log was refused (rule {exc.rule}){_where(exc)}: {_one_line(exc.message)}") from None
+            raise CommandError(
+                f"{path}: the log was refused (rule {exc.rule}){_where(exc)}: {_one_line(exc.message)}"
+            ) from None
         self.stdout.write(str(game.pk))
 
     def _read(self, path: str) -> bytes:
@@ -67,10 +69,17 @@ class Command(BaseCommand):
             try:
                 return User.objects.get(**{User.USERNAME_FIELD: username})
             except User.DoesNotExist:
-                raise CommandError(f"no user {username!r}: create it first (manage.py createsuperuser) or name another with --host") from None
-        user = User.objects.filter(is_superuser=True).order_by("pk").first() or User.objects.filter(**{User.USERNAME_FIELD: "demo"}).first()
+                raise CommandError(
+                    f"no user {username!r}: create it first (manage.py createsuperuser) or name another with --host"
+                ) from None
+        user = (
+            User.objects.filter(is_superuser=True).order_by("pk").first()
+            or User.objects.filter(**{User.USERNAME_FIELD: "demo"}).first()
+        )
         if user is None:
-            raise CommandError("no host: name an existing user with --host USERNAME (there is no superuser and no 'demo' user)")
+            raise CommandError(
+                "no host: name an existing user with --host USERNAME (there is no superuser and no 'demo' user)"
+            )
         return user
 
 

@@ -24,7 +24,12 @@ class Command(BaseCommand):
             metavar="SEAT",
             help="With SEAT: create a player for this seat or participant. Alone: create a player for every nickname that matches nobody (and is not close to anybody).",
         )
-        parser.add_argument("--link", nargs=2, metavar=("SEAT", "PLAYER"), help="Link this seat or participant to this player (id or nickname).")
+        parser.add_argument(
+            "--link",
+            nargs=2,
+            metavar=("SEAT", "PLAYER"),
+            help="Link this seat or participant to this player (id or nickname).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["link"] or options["create"]:
@@ -52,4 +57,6 @@ class Command(BaseCommand):
         except PlayerError as exc:
             raise CommandError(exc.message) from exc
         made = " (new player)" if decision.created_player else ""
-        self.stdout.write(f"{kind} #{pk} «{decision.nickname}» → {decision.player.nickname} (#{decision.player_id}){made}")
+        self.stdout.write(
+            f"{kind} #{pk} «{decision.nickname}» → {decision.player.nickname} (#{decision.player_id}){made}"
+        )

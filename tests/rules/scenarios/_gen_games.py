@@ -4,10 +4,13 @@ from _lib import Scenario, left
 
 
 def s_game_red_win():
-    s = Scenario("GAME", "red_win_full_game",
-                 "A full game: supported nomination, Don voted out on Day 1, Sheriff shot in N1 (no Don check step, "
-                 "his own check kept, best move 3 blacks), Day 2 tie -> revote tie -> lift vote 4 of 8 fails, N2 with "
-                 "no captain left, Day 3 and 4 votes, red win with the W2 last word.")
+    s = Scenario(
+        "GAME",
+        "red_win_full_game",
+        "A full game: supported nomination, Don voted out on Day 1, Sheriff shot in N1 (no Don check step, "
+        "his own check kept, best move 3 blacks), Day 2 tie -> revote tie -> lift vote 4 of 8 fails, N2 with "
+        "no captain left, Day 3 and 4 votes, red win with the W2 last word.",
+    )
     s.setup(sheriff=3, don=6, mafia=(2, 9))
     s.a("wink", by=6, target=3)
     s.x(step="dogovorka")
@@ -44,8 +47,17 @@ def s_game_red_win():
     s.x(step="speech", day=3, speaker=4, at_table=[2, 4, 5, 7, 8, 9, 10])
     s.speeches([4, 5, 7, 8, 9, 10, 2], noms={4: 9, 7: 2})
     s.vote({9: [4, 5, 7, 8]})  # 10, 2, 9 -> 2
-    s.x(step="last_word", speaker=9, winner=None, left=[left(6, "vote", 1, "day"), left(3, "shot", 1, "night"),
-                                                       left(1, "shot", 2, "night"), left(9, "vote", 3, "day")])
+    s.x(
+        step="last_word",
+        speaker=9,
+        winner=None,
+        left=[
+            left(6, "vote", 1, "day"),
+            left(3, "shot", 1, "night"),
+            left(1, "shot", 2, "night"),
+            left(9, "vote", 3, "day"),
+        ],
+    )
     s.nx()
     s.x(step="mafia_shot", day=3)
     s.a("shots", by={"2": 5})
@@ -57,19 +69,33 @@ def s_game_red_win():
     s.vote({2: []})
     s.x(step="last_word", speaker=2, winner="red", status="running")
     s.nx()
-    s.x(status="finished", step="finished", winner="red", at_table=[4, 7, 8, 10],
-        left=[left(6, "vote", 1, "day"), left(3, "shot", 1, "night"), left(1, "shot", 2, "night"),
-              left(9, "vote", 3, "day"), left(5, "shot", 3, "night"), left(2, "vote", 4, "day")],
+    s.x(
+        status="finished",
+        step="finished",
+        winner="red",
+        at_table=[4, 7, 8, 10],
+        left=[
+            left(6, "vote", 1, "day"),
+            left(3, "shot", 1, "night"),
+            left(1, "shot", 2, "night"),
+            left(9, "vote", 3, "day"),
+            left(5, "shot", 3, "night"),
+            left(2, "vote", 4, "day"),
+        ],
         checks=[{"night": 1, "by": "sheriff", "target": 9, "result": "black"}],
-        best_move={"seat": 3, "seats": [9, 2, 6], "blacks": 3})
+        best_move={"seat": 3, "seats": [9, 2, 6], "blacks": 3},
+    )
     return s
 
 
 def s_game_black_win():
-    s = Scenario("GAME", "black_win_fouls_and_cancelled_day",
-                 "A full game: 3rd foul during a tie speech of another player (his nearest speech is the Day 2 speech, "
-                 "0 s), Sheriff shot in N1, the 4th foul on Day 2 cancels the vote, N2 kill gives blacks = reds: black "
-                 "wins at the shot (W1), no Don check that Night; the morning and the W2 last word.")
+    s = Scenario(
+        "GAME",
+        "black_win_fouls_and_cancelled_day",
+        "A full game: 3rd foul during a tie speech of another player (his nearest speech is the Day 2 speech, "
+        "0 s), Sheriff shot in N1, the 4th foul on Day 2 cancels the vote, N2 kill gives blacks = reds: black "
+        "wins at the shot (W1), no Don check that Night; the morning and the W2 last word.",
+    )
     s.setup(sheriff=10, don=1, mafia=(4, 7))
     s.to_day1()
     s.x(step="speech", speaker=1)
@@ -87,8 +113,13 @@ def s_game_black_win():
     s.x(step="last_word", speaker=2, left=[left(2, "vote", 1, "day")], fouls={"5": 3})
     s.nx()
     s.night(shots={1: 10, 4: 10, 7: 10}, don=10, sheriff=1)
-    s.x(step="best_move", checks=[{"night": 1, "by": "don", "target": 10, "result": True},
-                                  {"night": 1, "by": "sheriff", "target": 1, "result": "black"}])
+    s.x(
+        step="best_move",
+        checks=[
+            {"night": 1, "by": "don", "target": 10, "result": True},
+            {"night": 1, "by": "sheriff", "target": 1, "result": "black"},
+        ],
+    )
     s.a("best_move", seats=[1, 4, 7])
     s.x(step="last_word", speaker=10, best_move={"seat": 10, "seats": [1, 4, 7], "blacks": 3})
     s.nx()
@@ -102,21 +133,38 @@ def s_game_black_win():
     s.speeches([6, 7, 8], noms={8: 4})
     s.x(step="speech", speaker=9, nominees=[1, 4])
     s.a("foul", seat=5)
-    s.x(step="speech", speaker=9, nominees=[1, 4], fouls={"5": 4}, at_table=[1, 3, 4, 6, 7, 8, 9],
-        left=[left(2, "vote", 1, "day"), left(10, "shot", 1, "night"), left(5, "fouls", 2, "day")])
+    s.x(
+        step="speech",
+        speaker=9,
+        nominees=[1, 4],
+        fouls={"5": 4},
+        at_table=[1, 3, 4, 6, 7, 8, 9],
+        left=[left(2, "vote", 1, "day"), left(10, "shot", 1, "night"), left(5, "fouls", 2, "day")],
+    )
     s.nx()
     s.x(step="speech", speaker=1)
     s.nx()
     s.x(step="mafia_shot", phase="night", day=2, nominees=[])
     s.a("shots", by={"1": 3, "4": 3, "7": 3})
-    s.x(step="last_word", speaker=3, phase="night", day=2, winner="black", status="running",
-        at_table=[1, 4, 6, 7, 8, 9])
+    s.x(
+        step="last_word", speaker=3, phase="night", day=2, winner="black", status="running", at_table=[1, 4, 6, 7, 8, 9]
+    )
     s.nx()
-    s.x(status="finished", step="finished", winner="black",
-        left=[left(2, "vote", 1, "day"), left(10, "shot", 1, "night"), left(5, "fouls", 2, "day"),
-              left(3, "shot", 2, "night")],
-        checks=[{"night": 1, "by": "don", "target": 10, "result": True},
-                {"night": 1, "by": "sheriff", "target": 1, "result": "black"}])
+    s.x(
+        status="finished",
+        step="finished",
+        winner="black",
+        left=[
+            left(2, "vote", 1, "day"),
+            left(10, "shot", 1, "night"),
+            left(5, "fouls", 2, "day"),
+            left(3, "shot", 2, "night"),
+        ],
+        checks=[
+            {"night": 1, "by": "don", "target": 10, "result": True},
+            {"night": 1, "by": "sheriff", "target": 1, "result": "black"},
+        ],
+    )
     return s
 
 

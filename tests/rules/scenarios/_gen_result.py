@@ -23,14 +23,25 @@ def three_reds_removed(s):
 
 
 def s_w1_black_win_removal():
-    s = Scenario("W1", "black_win_at_once_by_technical_removal",
-                 "W1 INTERP: any removal is checked at once: a technical removal leaving 3 reds against 3 blacks ends "
-                 "the game (black), no last word; afterwards every action but expect is refused.")
+    s = Scenario(
+        "W1",
+        "black_win_at_once_by_technical_removal",
+        "W1 INTERP: any removal is checked at once: a technical removal leaving 3 reds against 3 blacks ends "
+        "the game (black), no last word; afterwards every action but expect is refused.",
+    )
     three_reds_removed(s)
     s.x(step="speech", speaker=1)
     s.a("remove", seat=6)
-    s.x(status="finished", step="finished", winner="black", speaker=None, speech_seconds=None,
-        at_table=[1, 5, 7, 8, 9, 10], left=N0_RED3 + [left(6, "removed", 1, "day")], ppk=None)
+    s.x(
+        status="finished",
+        step="finished",
+        winner="black",
+        speaker=None,
+        speech_seconds=None,
+        at_table=[1, 5, 7, 8, 9, 10],
+        left=N0_RED3 + [left(6, "removed", 1, "day")],
+        ppk=None,
+    )
     s.rej("next")
     s.rej("foul", seat=1)
     s.rej("remove", seat=7)
@@ -40,8 +51,11 @@ def s_w1_black_win_removal():
 
 
 def s_w1_black_win_fourth_foul():
-    s = Scenario("W1", "black_win_at_once_by_fourth_foul",
-                 "W1 INTERP/F3: a 4th foul leaving reds = blacks ends the game at once, black wins, no last word.")
+    s = Scenario(
+        "W1",
+        "black_win_at_once_by_fourth_foul",
+        "W1 INTERP/F3: a 4th foul leaving reds = blacks ends the game at once, black wins, no last word.",
+    )
     three_reds_removed(s)
     s.speeches([1])
     s.x(step="speech", speaker=5)
@@ -49,27 +63,49 @@ def s_w1_black_win_fourth_foul():
         s.a("foul", seat=7)
     s.x(status="running", winner=None)
     s.a("foul", seat=7)
-    s.x(status="finished", step="finished", winner="black", speaker=None, fouls={"7": 4},
-        left=N0_RED3 + [left(7, "fouls", 1, "day")])
+    s.x(
+        status="finished",
+        step="finished",
+        winner="black",
+        speaker=None,
+        fouls={"7": 4},
+        left=N0_RED3 + [left(7, "fouls", 1, "day")],
+    )
     return s
 
 
 def s_w2_black_win_vote_w3():
-    s = Scenario("W2", "black_win_by_vote_last_word_then_w3",
-                 "W2: the deciding leaver keeps his last word, status running, winner black; W3: a disqualification "
-                 "then moves the player to left, winner unchanged; `next` -> finished; then actions are refused.")
+    s = Scenario(
+        "W2",
+        "black_win_by_vote_last_word_then_w3",
+        "W2: the deciding leaver keeps his last word, status running, winner black; W3: a disqualification "
+        "then moves the player to left, winner unchanged; `next` -> finished; then actions are refused.",
+    )
     three_reds_removed(s)
     s.speeches([1, 5, 6, 7, 8, 9, 10], noms={1: 6, 5: 7})
     s.x(step="voting", nominees=[6, 7])
     s.vote({6: [1, 5, 6, 7, 8, 9]})
-    s.x(step="last_word", speaker=6, speech_seconds=60, status="running", winner="black",
-        at_table=[1, 5, 7, 8, 9, 10], left=N0_RED3 + [left(6, "vote", 1, "day")])
+    s.x(
+        step="last_word",
+        speaker=6,
+        speech_seconds=60,
+        status="running",
+        winner="black",
+        at_table=[1, 5, 7, 8, 9, 10],
+        left=N0_RED3 + [left(6, "vote", 1, "day")],
+    )
     s.a("foul", seat=1)
     s.x(step="last_word", speaker=6, fouls={"1": 1}, winner="black", status="running")
     s.rej("nominate", by=6, target=1)
     s.a("disqualify", seat=7)
-    s.x(step="last_word", speaker=6, status="running", winner="black", at_table=[1, 5, 8, 9, 10],
-        left=N0_RED3 + [left(6, "vote", 1, "day"), left(7, "disqualified", 1, "day")])
+    s.x(
+        step="last_word",
+        speaker=6,
+        status="running",
+        winner="black",
+        at_table=[1, 5, 8, 9, 10],
+        left=N0_RED3 + [left(6, "vote", 1, "day"), left(7, "disqualified", 1, "day")],
+    )
     s.nx()
     s.x(status="finished", step="finished", winner="black", speaker=None)
     s.rej("next")
@@ -82,23 +118,34 @@ def s_w2_black_win_vote_w3():
 
 
 def s_w3_disqualify_deciding_speaker():
-    s = Scenario("W3", "deciding_leaver_disqualified_in_his_last_word",
-                 "W3 + FORMAT: a removing penalty ends the deciding player's last word at once (game finished), his "
-                 "left entry keeps 'vote', the winner stays.")
+    s = Scenario(
+        "W3",
+        "deciding_leaver_disqualified_in_his_last_word",
+        "W3 + FORMAT: a removing penalty ends the deciding player's last word at once (game finished), his "
+        "left entry keeps 'vote', the winner stays.",
+    )
     three_reds_removed(s)
     s.speeches([1, 5, 6, 7, 8, 9, 10], noms={1: 6, 5: 7})
     s.vote({6: [1, 5, 6, 7, 8, 9]})
     s.x(step="last_word", speaker=6, winner="black", status="running")
     s.a("disqualify", seat=6)
-    s.x(status="finished", step="finished", winner="black", left=N0_RED3 + [left(6, "vote", 1, "day")],
-        at_table=[1, 5, 7, 8, 9, 10])
+    s.x(
+        status="finished",
+        step="finished",
+        winner="black",
+        left=N0_RED3 + [left(6, "vote", 1, "day")],
+        at_table=[1, 5, 7, 8, 9, 10],
+    )
     return s
 
 
 def s_w1_red_win_lift_vote():
-    s = Scenario("W1", "red_win_by_lift_vote_two_last_words",
-                 "W1/W2/V10: both remaining blacks leave by a lift vote (5 yes of 8): red wins; each still has a last "
-                 "word (nomination order), status running; then finished.")
+    s = Scenario(
+        "W1",
+        "red_win_by_lift_vote_two_last_words",
+        "W1/W2/V10: both remaining blacks leave by a lift vote (5 yes of 8): red wins; each still has a last "
+        "word (nomination order), status running; then finished.",
+    )
     s.setup()
     s.a("remove", seat=10)
     s.a("remove", seat=7)
@@ -112,9 +159,19 @@ def s_w1_red_win_lift_vote():
     s.vote({8: [1, 2, 3, 4], 9: [5, 6, 8, 9]})
     s.x(step="lift_vote", nominees=[8, 9])
     s.a("lift_vote", yes=[1, 2, 3, 4, 5])
-    s.x(step="last_word", speaker=8, status="running", winner="red", at_table=[1, 2, 3, 4, 5, 6],
-        left=[left(10, "removed", 0, "night"), left(7, "removed", 0, "night"), left(8, "lift_vote", 1, "day"),
-              left(9, "lift_vote", 1, "day")])
+    s.x(
+        step="last_word",
+        speaker=8,
+        status="running",
+        winner="red",
+        at_table=[1, 2, 3, 4, 5, 6],
+        left=[
+            left(10, "removed", 0, "night"),
+            left(7, "removed", 0, "night"),
+            left(8, "lift_vote", 1, "day"),
+            left(9, "lift_vote", 1, "day"),
+        ],
+    )
     s.nx()
     s.x(step="last_word", speaker=9, status="running", winner="red")
     s.nx()
@@ -123,9 +180,12 @@ def s_w1_red_win_lift_vote():
 
 
 def s_w5_ppk():
-    s = Scenario("W5", "ppk_refused_wrong_team_then_game_over",
-                 "W5: ppk whose seat is not of that team is refused; ppk black -> winner red, ppk black, finished; "
-                 "then every action but expect is refused.")
+    s = Scenario(
+        "W5",
+        "ppk_refused_wrong_team_then_game_over",
+        "W5: ppk whose seat is not of that team is refused; ppk black -> winner red, ppk black, finished; "
+        "then every action but expect is refused.",
+    )
     s.setup().to_day1()
     s.rej("ppk", team="black", seat=1)
     s.rej("ppk", team="red", seat=8)
@@ -144,9 +204,12 @@ def s_w5_ppk():
 
 
 def s_w5_ppk_red_night():
-    s = Scenario("W5", "ppk_red_without_seat_in_night",
-                 "W5: ppk of the red team (no seat) during a Night after a kill was named: black wins, flagged ppk red, "
-                 "the game ends at once (FORMAT: a ППК ends at once, before the morning: the player shot does not move to left).")
+    s = Scenario(
+        "W5",
+        "ppk_red_without_seat_in_night",
+        "W5: ppk of the red team (no seat) during a Night after a kill was named: black wins, flagged ppk red, "
+        "the game ends at once (FORMAT: a ППК ends at once, before the morning: the player shot does not move to left).",
+    )
     quiet_day1(s)
     s.x(step="mafia_shot")
     s.a("shots", by={"8": 1, "9": 1, "10": 1})
@@ -157,8 +220,11 @@ def s_w5_ppk_red_night():
 
 
 def s_w5_ppk_during_w2():
-    s = Scenario("W5", "ppk_during_deciding_last_word_keeps_winner",
-                 "FORMAT: ppk during the W2 last word is recorded with the winner unchanged; the game is finished.")
+    s = Scenario(
+        "W5",
+        "ppk_during_deciding_last_word_keeps_winner",
+        "FORMAT: ppk during the W2 last word is recorded with the winner unchanged; the game is finished.",
+    )
     s.setup()
     s.a("remove", seat=9)
     s.a("remove", seat=10)
@@ -173,8 +239,11 @@ def s_w5_ppk_during_w2():
 
 
 def s_w6_annul():
-    s = Scenario("W6", "annul_then_everything_refused",
-                 "W6: annul -> status annulled, winner null, step finished; then every action but expect is refused.")
+    s = Scenario(
+        "W6",
+        "annul_then_everything_refused",
+        "W6: annul -> status annulled, winner null, step finished; then every action but expect is refused.",
+    )
     quiet_day1(s)
     s.night()
     s.x(step="speech", day=2, speaker=2)
@@ -190,8 +259,11 @@ def s_w6_annul():
 
 
 def s_w6_annul_during_w2():
-    s = Scenario("W6", "annul_during_deciding_last_word",
-                 "FORMAT: annul during the W2 last word makes the game annulled with winner null.")
+    s = Scenario(
+        "W6",
+        "annul_during_deciding_last_word",
+        "FORMAT: annul during the W2 last word makes the game annulled with winner null.",
+    )
     s.setup()
     s.a("remove", seat=9)
     s.a("remove", seat=10)
@@ -206,9 +278,12 @@ def s_w6_annul_during_w2():
 
 
 def s_w4_draw_basic():
-    s = Scenario("W4", "draw_after_night_3_nobody_left",
-                 "W4: nobody leaves from the start: no draw after Night 2; at the end of Night 3 the game is drawn at "
-                 "once (finished).")
+    s = Scenario(
+        "W4",
+        "draw_after_night_3_nobody_left",
+        "W4: nobody leaves from the start: no draw after Night 2; at the end of Night 3 the game is drawn at "
+        "once (finished).",
+    )
     quiet_day1(s)
     s.night()
     s.speeches([2, 3, 4, 5, 6, 7, 8, 9, 10, 1])
@@ -222,8 +297,11 @@ def s_w4_draw_basic():
 
 
 def s_w4_draw_day1_leaver():
-    s = Scenario("W4", "draw_after_night_3_day1_leaver_outside_window",
-                 "W4: the window starts at Night k-2 = Night 1; a Day 1 leaver is before it: draw after Night 3.")
+    s = Scenario(
+        "W4",
+        "draw_after_night_3_day1_leaver_outside_window",
+        "W4: the window starts at Night k-2 = Night 1; a Day 1 leaver is before it: draw after Night 3.",
+    )
     s.setup().to_day1()
     s.speeches(range(1, 11), noms={1: 2, 3: 4})
     s.vote({2: [1, 2, 3, 5, 6, 7]})
@@ -240,9 +318,12 @@ def s_w4_draw_day1_leaver():
 
 
 def s_w4_draw_day2_leaver():
-    s = Scenario("W4", "no_draw_after_night_3_when_day2_leaver",
-                 "W4: a Day 2 leaver is inside Night 3's window (from Night 1): no draw after Night 3; the draw comes "
-                 "at the end of Night 4 (window from Night 2).")
+    s = Scenario(
+        "W4",
+        "no_draw_after_night_3_when_day2_leaver",
+        "W4: a Day 2 leaver is inside Night 3's window (from Night 1): no draw after Night 3; the draw comes "
+        "at the end of Night 4 (window from Night 2).",
+    )
     quiet_day1(s)
     s.night()
     s.speeches([2, 3, 4, 5, 6, 7, 8, 9, 10, 1], noms={2: 3})
@@ -260,9 +341,12 @@ def s_w4_draw_day2_leaver():
 
 
 def s_w4_draw_technical_removal():
-    s = Scenario("W4", "technical_removal_counts_for_draw_window",
-                 "W4 'nobody left the table in any way': a technical removal on Day 3 prevents the draw after Nights 3 "
-                 "and 4; draw after Night 5.")
+    s = Scenario(
+        "W4",
+        "technical_removal_counts_for_draw_window",
+        "W4 'nobody left the table in any way': a technical removal on Day 3 prevents the draw after Nights 3 "
+        "and 4; draw after Night 5.",
+    )
     quiet_day1(s)
     s.night()
     s.speeches([2, 3, 4, 5, 6, 7, 8, 9, 10, 1])
@@ -282,9 +366,12 @@ def s_w4_draw_technical_removal():
 
 
 def s_n12_winks():
-    s = Scenario("N12", "winks_limits",
-                 "N12/FORMAT: winks only by a black or the Sheriff at the table, at most 2 each, not to himself, to a "
-                 "seat at the table.")
+    s = Scenario(
+        "N12",
+        "winks_limits",
+        "N12/FORMAT: winks only by a black or the Sheriff at the table, at most 2 each, not to himself, to a "
+        "seat at the table.",
+    )
     s.setup()
     s.a("wink", by=8, target=1)
     s.a("wink", by=8, target=2)
@@ -311,9 +398,11 @@ def s_n12_winks():
 
 
 def s_d7_totals():
-    s = Scenario("D7", "tech_pause_round_and_game_totals",
-                 "D7: one per player per round; at most 2 per round (N0 = round 0, incl. free seating) and 3 per game "
-                 "in total.")
+    s = Scenario(
+        "D7",
+        "tech_pause_round_and_game_totals",
+        "D7: one per player per round; at most 2 per round (N0 = round 0, incl. free seating) and 3 per game in total.",
+    )
     s.setup()
     s.a("tech_pause", seat=1)
     s.rej("tech_pause", seat=1)
@@ -333,9 +422,12 @@ def s_d7_totals():
 
 
 def s_d7_player_limits():
-    s = Scenario("D7", "tech_pause_player_round_and_game_limits",
-                 "D7: a round is a Day and the Night after it (Day 1 then Night 1: refused); a player has two per "
-                 "game (third refused in round 2 although the game total is 2).")
+    s = Scenario(
+        "D7",
+        "tech_pause_player_round_and_game_limits",
+        "D7: a round is a Day and the Night after it (Day 1 then Night 1: refused); a player has two per "
+        "game (third refused in round 2 although the game total is 2).",
+    )
     s.setup()
     s.a("tech_pause", seat=1)
     s.to_day1()
@@ -352,9 +444,12 @@ def s_d7_player_limits():
 
 
 def s_d7_morning_round():
-    s = Scenario("D7", "tech_pause_morning_last_word_is_nights_round",
-                 "D7 FORMAT: the morning last word belongs to the Night's round (round 1 already has 2); the player in "
-                 "his own last word is not at the table; Day 2 is a new round.")
+    s = Scenario(
+        "D7",
+        "tech_pause_morning_last_word_is_nights_round",
+        "D7 FORMAT: the morning last word belongs to the Night's round (round 1 already has 2); the player in "
+        "his own last word is not at the table; Day 2 is a new round.",
+    )
     s.setup().to_day1()
     s.a("tech_pause", seat=1)
     s.a("tech_pause", seat=2)
@@ -372,9 +467,22 @@ def s_d7_morning_round():
 
 
 SCENARIOS = [
-    s_w1_black_win_removal, s_w1_black_win_fourth_foul,
-    s_w2_black_win_vote_w3, s_w3_disqualify_deciding_speaker, s_w1_red_win_lift_vote,
-    s_w5_ppk, s_w5_ppk_red_night, s_w5_ppk_during_w2, s_w6_annul, s_w6_annul_during_w2, s_w4_draw_basic,
-    s_w4_draw_day1_leaver, s_w4_draw_day2_leaver, s_w4_draw_technical_removal, s_n12_winks, s_d7_totals,
-    s_d7_player_limits, s_d7_morning_round,
+    s_w1_black_win_removal,
+    s_w1_black_win_fourth_foul,
+    s_w2_black_win_vote_w3,
+    s_w3_disqualify_deciding_speaker,
+    s_w1_red_win_lift_vote,
+    s_w5_ppk,
+    s_w5_ppk_red_night,
+    s_w5_ppk_during_w2,
+    s_w6_annul,
+    s_w6_annul_during_w2,
+    s_w4_draw_basic,
+    s_w4_draw_day1_leaver,
+    s_w4_draw_day2_leaver,
+    s_w4_draw_technical_removal,
+    s_n12_winks,
+    s_d7_totals,
+    s_d7_player_limits,
+    s_d7_morning_round,
 ]

@@ -7,12 +7,15 @@ OTHER_NAMES = [f"Q{i}" for i in range(1, 11)]
 
 
 def s_setup_replace_and_start():
-    s = Scenario("S", "setup_replace_and_start",
-                 "Setup: start needs seat and roles; repeated seat/roles replace; roles need four distinct seats; "
-                 "setup-only actions refused after start; game actions refused before start.",
-                 note="FORMAT 'What else is refused': repeated seat/roles replaces; start needs both, four distinct role "
-                      "seats among 1..10. The roles table row says 'all different seats', so a roles action with a "
-                      "repeated seat is itself refused here.")
+    s = Scenario(
+        "S",
+        "setup_replace_and_start",
+        "Setup: start needs seat and roles; repeated seat/roles replace; roles need four distinct seats; "
+        "setup-only actions refused after start; game actions refused before start.",
+        note="FORMAT 'What else is refused': repeated seat/roles replaces; start needs both, four distinct role "
+        "seats among 1..10. The roles table row says 'all different seats', so a roles action with a "
+        "repeated seat is itself refused here.",
+    )
     s.x(status="setup", step=None, phase=None, day=None, at_table=[], left=[], winner=None, speaker=None)
     s.rej("start")
     s.rej("next")
@@ -31,8 +34,22 @@ def s_setup_replace_and_start():
     s.x(status="setup", at_table=ALL, step=None)
     s.rej("next")
     s.a("start")
-    s.x(status="running", step="dogovorka", phase="night", day=0, at_table=ALL, left=[], nominees=[],
-        fouls={}, winner=None, ppk=None, best_move=None, checks=[], speaker=None, speech_seconds=None)
+    s.x(
+        status="running",
+        step="dogovorka",
+        phase="night",
+        day=0,
+        at_table=ALL,
+        left=[],
+        nominees=[],
+        fouls={},
+        winner=None,
+        ppk=None,
+        best_move=None,
+        checks=[],
+        speaker=None,
+        speech_seconds=None,
+    )
     s.rej("seat", players=list(PLAYERS))
     s.rej("roles", sheriff=1, don=2, mafia=[3, 4])
     s.rej("start")
@@ -46,9 +63,12 @@ def s_setup_replace_and_start():
 
 
 def s_next_refused_voting_lift():
-    s = Scenario("S", "next_refused_on_voting_and_lift_vote",
-                 "FORMAT Steps: `next` is refused on voting and lift_vote; nominate only on speech; votes only on voting; "
-                 "lift_vote with exactly half of 10 yes fails (V10), nobody leaves, Night.")
+    s = Scenario(
+        "S",
+        "next_refused_on_voting_and_lift_vote",
+        "FORMAT Steps: `next` is refused on voting and lift_vote; nominate only on speech; votes only on voting; "
+        "lift_vote with exactly half of 10 yes fails (V10), nobody leaves, Night.",
+    )
     s.setup().to_day1()
     s.speeches(range(1, 11), noms={1: 2, 3: 4})
     s.x(step="voting", phase="day", day=1, nominees=[2, 4], speaker=None, speech_seconds=None)
@@ -75,10 +95,13 @@ def s_next_refused_voting_lift():
 
 
 def s_d2_openers_skip_left():
-    s = Scenario("D2", "openers_skip_left_and_previous_opener_left",
-                 "D2: Day 2 opens with the next player at the table after Day 1's opener (seat 2 shot -> 3); "
-                 "Day 3 opens after Day 2's opener who has since been removed, skipping a removed seat (3, 4 gone -> 5). "
-                 "Current speaker removed (X4) -> next speaker's step.")
+    s = Scenario(
+        "D2",
+        "openers_skip_left_and_previous_opener_left",
+        "D2: Day 2 opens with the next player at the table after Day 1's opener (seat 2 shot -> 3); "
+        "Day 3 opens after Day 2's opener who has since been removed, skipping a removed seat (3, 4 gone -> 5). "
+        "Current speaker removed (X4) -> next speaker's step.",
+    )
     s.setup().to_day1()
     s.speeches(range(1, 11), noms={1: 9, 4: 6})
     s.x(step="voting", nominees=[9, 6])
@@ -88,8 +111,14 @@ def s_d2_openers_skip_left():
     s.night(shots={8: 2, 10: 2})
     s.x(step="best_move", at_table=table(9))
     s.nx()
-    s.x(step="last_word", speaker=2, phase="night", day=1,
-        left=[left(9, "vote", 1, "day"), left(2, "shot", 1, "night")], best_move=None)
+    s.x(
+        step="last_word",
+        speaker=2,
+        phase="night",
+        day=1,
+        left=[left(9, "vote", 1, "day"), left(2, "shot", 1, "night")],
+        best_move=None,
+    )
     s.nx()
     s.x(step="speech", phase="day", day=2, speaker=3, at_table=[1, 3, 4, 5, 6, 7, 8, 10])
     s.a("nominate", by=3, target=7)
@@ -98,16 +127,32 @@ def s_d2_openers_skip_left():
     s.a("remove", seat=3)
     s.x(step="speech", speaker=4, nominees=[7])
     s.a("remove", seat=4)  # the current speaker removed: next speaker's step begins
-    s.x(step="speech", speaker=5, at_table=[1, 5, 6, 7, 8, 10],
-        left=[left(9, "vote", 1, "day"), left(2, "shot", 1, "night"), left(3, "removed", 2, "day"),
-              left(4, "removed", 2, "day")])
+    s.x(
+        step="speech",
+        speaker=5,
+        at_table=[1, 5, 6, 7, 8, 10],
+        left=[
+            left(9, "vote", 1, "day"),
+            left(2, "shot", 1, "night"),
+            left(3, "removed", 2, "day"),
+            left(4, "removed", 2, "day"),
+        ],
+    )
     s.nx()
     s.speeches([6, 7, 8, 10, 1])
     s.x(step="voting", nominees=[7])  # technical removals never cancel the vote
     s.vote({7: []})
-    s.x(step="last_word", speaker=7, left=[left(9, "vote", 1, "day"), left(2, "shot", 1, "night"),
-                                           left(3, "removed", 2, "day"), left(4, "removed", 2, "day"),
-                                           left(7, "vote", 2, "day")])
+    s.x(
+        step="last_word",
+        speaker=7,
+        left=[
+            left(9, "vote", 1, "day"),
+            left(2, "shot", 1, "night"),
+            left(3, "removed", 2, "day"),
+            left(4, "removed", 2, "day"),
+            left(7, "vote", 2, "day"),
+        ],
+    )
     s.nx()
     s.night()
     s.x(step="speech", phase="day", day=3, speaker=5, at_table=[1, 5, 6, 8, 10])
@@ -117,9 +162,12 @@ def s_d2_openers_skip_left():
 
 
 def s_d2_opener_actual_first_speaker():
-    s = Scenario("D2", "opener_is_actual_first_speaker",
-                 "D2 «со следующего, после говорившего первым на предыдущем круге»: Day 1 opener 1; seat 2 shot in N1 "
-                 "so Day 2 is opened by 3; Day 3 is opened by 4 (next after 3), not by 3 again.")
+    s = Scenario(
+        "D2",
+        "opener_is_actual_first_speaker",
+        "D2 «со следующего, после говорившего первым на предыдущем круге»: Day 1 opener 1; seat 2 shot in N1 "
+        "so Day 2 is opened by 3; Day 3 is opened by 4 (next after 3), not by 3 again.",
+    )
     s.setup().to_day1()
     s.speeches(range(1, 11))
     s.night(shots={8: 2, 9: 2, 10: 2})
@@ -135,14 +183,22 @@ def s_d2_opener_actual_first_speaker():
 
 
 def s_d2_wraparound():
-    s = Scenario("D2", "opener_wraps_after_seat_10_left",
-                 "D2 INTERP skip: openers 1, 7 (2..6 removed in N0), 9 (8 voted out), 10, then 1 after seat 10 "
-                 "(the previous opener) left by the vote: wrap-around.")
+    s = Scenario(
+        "D2",
+        "opener_wraps_after_seat_10_left",
+        "D2 INTERP skip: openers 1, 7 (2..6 removed in N0), 9 (8 voted out), 10, then 1 after seat 10 "
+        "(the previous opener) left by the vote: wrap-around.",
+    )
     s.setup(sheriff=1, don=7, mafia=(2, 3))
     for seat in (2, 3, 4, 5, 6):
         s.a("remove", seat=seat)
-    s.x(step="dogovorka", at_table=[1, 7, 8, 9, 10], status="running", winner=None,
-        left=[left(x, "removed", 0, "night") for x in (2, 3, 4, 5, 6)])
+    s.x(
+        step="dogovorka",
+        at_table=[1, 7, 8, 9, 10],
+        status="running",
+        winner=None,
+        left=[left(x, "removed", 0, "night") for x in (2, 3, 4, 5, 6)],
+    )
     s.to_day1()
     s.speeches([1, 7, 8, 9, 10])
     s.night()  # miss, no best move
@@ -168,10 +224,13 @@ def s_d2_wraparound():
 
 
 def s_d3_self_and_support():
-    s = Scenario("D3", "self_nomination_support_second_new_refused",
-                 "D3/D4: self-nomination accepted; naming an already nominated seat is «Поддерживается» "
-                 "(accepted, no change, does not use the nomination, also after it was used); a second new candidate "
-                 "by the same player is refused; only the current speaker nominates.")
+    s = Scenario(
+        "D3",
+        "self_nomination_support_second_new_refused",
+        "D3/D4: self-nomination accepted; naming an already nominated seat is «Поддерживается» "
+        "(accepted, no change, does not use the nomination, also after it was used); a second new candidate "
+        "by the same player is refused; only the current speaker nominates.",
+    )
     s.setup().to_day1()
     s.x(step="speech", speaker=1)
     s.a("nominate", by=1, target=1)
@@ -204,9 +263,12 @@ def s_d3_self_and_support():
 
 
 def s_d3_refusals_not_at_table():
-    s = Scenario("D3", "nominate_refused_not_at_table_or_not_speech",
-                 "D3: nominating a seat not at the table (voted out, shot) is refused; nominating during a last word is "
-                 "refused; a Day 2 single candidate is voted (V5).")
+    s = Scenario(
+        "D3",
+        "nominate_refused_not_at_table_or_not_speech",
+        "D3: nominating a seat not at the table (voted out, shot) is refused; nominating during a last word is "
+        "refused; a Day 2 single candidate is voted (V5).",
+    )
     s.setup().to_day1()
     s.speeches(range(1, 11), noms={1: 4, 2: 6})
     s.vote({4: [1, 2, 3, 5, 7, 8]})  # 6 gets 4 (4, 6, 9, 10)
@@ -230,15 +292,21 @@ def s_d3_refusals_not_at_table():
     s.speeches([3, 5, 6, 8, 9, 10, 1])
     s.x(step="voting", nominees=[3])
     s.vote({3: [3]})
-    s.x(step="last_word", speaker=3, left=[left(4, "vote", 1, "day"), left(7, "shot", 1, "night"),
-                                           left(3, "vote", 2, "day")])
+    s.x(
+        step="last_word",
+        speaker=3,
+        left=[left(4, "vote", 1, "day"), left(7, "shot", 1, "night"), left(3, "vote", 2, "day")],
+    )
     return s
 
 
 def s_d4_cancelled_day_nominations():
-    s = Scenario("D4", "nominations_recorded_on_cancelled_day",
-                 "F10 INTERP: a disqualification in N0 cancels Day 1's vote; Day 1 nominations are still recorded "
-                 "(FORMAT), the Night follows the last speech; Day 2 votes normally.")
+    s = Scenario(
+        "D4",
+        "nominations_recorded_on_cancelled_day",
+        "F10 INTERP: a disqualification in N0 cancels Day 1's vote; Day 1 nominations are still recorded "
+        "(FORMAT), the Night follows the last speech; Day 2 votes normally.",
+    )
     s.setup()
     s.a("disqualify", seat=6, reason="night activity")
     s.x(step="dogovorka", at_table=table(6), left=[left(6, "disqualified", 0, "night")])
@@ -270,9 +338,12 @@ def s_d4_cancelled_day_nominations():
 
 
 def s_d6_zero_speech_nominates():
-    s = Scenario("D6", "three_fouls_zero_seconds_step_kept_can_nominate",
-                 "D6/F2: 3 fouls -> the nearest speech has speech_seconds 0 but the step exists and he nominates; his "
-                 "next Day's speech is 60 again.")
+    s = Scenario(
+        "D6",
+        "three_fouls_zero_seconds_step_kept_can_nominate",
+        "D6/F2: 3 fouls -> the nearest speech has speech_seconds 0 but the step exists and he nominates; his "
+        "next Day's speech is 60 again.",
+    )
     s.setup().to_day1()
     s.x(step="speech", speaker=1, speech_seconds=60)
     s.a("foul", seat=4)
@@ -299,9 +370,12 @@ def s_d6_zero_speech_nominates():
 
 
 def s_d6_third_foul_own_speech():
-    s = Scenario("D6", "third_foul_in_own_speech_counts_from_next",
-                 "D6 INTERP: a 3rd foul given during his own speech counts from his next speech (Day 2: 0 s); the "
-                 "penalty is used up then (Day 3: 60 s).")
+    s = Scenario(
+        "D6",
+        "third_foul_in_own_speech_counts_from_next",
+        "D6 INTERP: a 3rd foul given during his own speech counts from his next speech (Day 2: 0 s); the "
+        "penalty is used up then (Day 3: 60 s).",
+    )
     s.setup().to_day1()
     s.speeches([1, 2])
     s.x(step="speech", speaker=3, speech_seconds=60)
@@ -325,9 +399,12 @@ def s_d6_third_foul_own_speech():
 
 
 def s_f5_tie_speech_uses_penalty():
-    s = Scenario("D6", "tie_speech_30_keeps_the_penalty_for_next_speech",
-                 "F5/D6 INTERP (issue 21): 3rd foul after his Day speech; a tie speech comes first: 30 s, and it is "
-                 "not «his minute», so his Day 2 speech is the lost one (0 s, nomination kept); the next is 60.")
+    s = Scenario(
+        "D6",
+        "tie_speech_30_keeps_the_penalty_for_next_speech",
+        "F5/D6 INTERP (issue 21): 3rd foul after his Day speech; a tie speech comes first: 30 s, and it is "
+        "not «his minute», so his Day 2 speech is the lost one (0 s, nomination kept); the next is 60.",
+    )
     s.setup().to_day1()
     s.speeches([1, 2, 3, 4], noms={1: 2, 3: 4})
     s.x(step="speech", speaker=5)
@@ -356,9 +433,11 @@ def s_f5_tie_speech_uses_penalty():
 
 
 def s_d6_last_word_60():
-    s = Scenario("D6", "last_word_always_60_with_three_fouls",
-                 "D6 INTERP: a last word is always 60 s, also with 3 fouls (voted player, and the N1 victim in the "
-                 "morning).")
+    s = Scenario(
+        "D6",
+        "last_word_always_60_with_three_fouls",
+        "D6 INTERP: a last word is always 60 s, also with 3 fouls (voted player, and the N1 victim in the morning).",
+    )
     s.setup().to_day1()
     s.speeches([1, 2, 3, 4], noms={1: 3, 2: 4})
     s.x(step="speech", speaker=5)
@@ -386,8 +465,11 @@ def s_d6_last_word_60():
 
 
 def s_f6_short_speech():
-    s = Scenario("F6", "three_fouls_30s_with_4_at_table",
-                 "F6: 3 fouls and the nearest speech with 3-4 players at the table -> 30 s; with 5 at the table -> 0 s.")
+    s = Scenario(
+        "F6",
+        "three_fouls_30s_with_4_at_table",
+        "F6: 3 fouls and the nearest speech with 3-4 players at the table -> 30 s; with 5 at the table -> 0 s.",
+    )
     s.setup()
     for seat in (9, 10, 2, 3, 4):
         s.a("remove", seat=seat)
@@ -426,8 +508,17 @@ def s_f6_short_speech():
 
 
 SCENARIOS = [
-    s_setup_replace_and_start, s_next_refused_voting_lift, s_d2_openers_skip_left, s_d2_opener_actual_first_speaker,
-    s_d2_wraparound, s_d3_self_and_support, s_d3_refusals_not_at_table, s_d4_cancelled_day_nominations,
-    s_d6_zero_speech_nominates, s_d6_third_foul_own_speech, s_f5_tie_speech_uses_penalty, s_d6_last_word_60,
+    s_setup_replace_and_start,
+    s_next_refused_voting_lift,
+    s_d2_openers_skip_left,
+    s_d2_opener_actual_first_speaker,
+    s_d2_wraparound,
+    s_d3_self_and_support,
+    s_d3_refusals_not_at_table,
+    s_d4_cancelled_day_nominations,
+    s_d6_zero_speech_nominates,
+    s_d6_third_foul_own_speech,
+    s_f5_tie_speech_uses_penalty,
+    s_d6_last_word_60,
     s_f6_short_speech,
 ]

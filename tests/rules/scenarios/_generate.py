@@ -17,7 +17,16 @@ import _gen_votes  # noqa: E402
 
 def main() -> None:
     seen = set()
-    for mod in (_gen_setup_day, _gen_votes, _gen_night, _gen_penalties, _gen_result, _gen_extra, _gen_games, _gen_readings):
+    for mod in (
+        _gen_setup_day,
+        _gen_votes,
+        _gen_night,
+        _gen_penalties,
+        _gen_result,
+        _gen_extra,
+        _gen_games,
+        _gen_readings,
+    ):
         for fn in mod.SCENARIOS:
             sc = fn()
             assert sc.file not in seen, sc.file

@@ -74,8 +74,9 @@ class Scenario:
     def vote(self, d: dict) -> Scenario:
         return self.a("votes", **{"for": {str(k): v for k, v in d.items()}})
 
-    def night(self, shots=None, don="next", sheriff="next", don_present=True, sheriff_present=True,
-              night_expect=None) -> Scenario:
+    def night(
+        self, shots=None, don="next", sheriff="next", don_present=True, sheriff_present=True, night_expect=None
+    ) -> Scenario:
         """mafia_shot -> don_check -> sheriff_check (no best move handling)."""
         exp = {"step": "mafia_shot", "phase": "night", "nominees": [], "speaker": None}
         if night_expect:

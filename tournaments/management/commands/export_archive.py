@@ -22,8 +22,16 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", metavar="FILE", help="the .json file to write (- for standard output)")
-        parser.add_argument("--with-passwords", action="store_true", help="include password hashes and staff/superuser flags (keep such a file private)")
-        parser.add_argument("--with-secrets", action="store_true", help="include overlay tokens and Discord webhook URLs (keep such a file private)")
+        parser.add_argument(
+            "--with-passwords",
+            action="store_true",
+            help="include password hashes and staff/superuser flags (keep such a file private)",
+        )
+        parser.add_argument(
+            "--with-secrets",
+            action="store_true",
+            help="include overlay tokens and Discord webhook URLs (keep such a file private)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = options["file"]
@@ -44,4 +52,6 @@ class Command(BaseCommand):
         except OSError as exc:
             raise CommandError(f"cannot write {path}: {exc}") from exc
         if path != "-":
-            self.stdout.write(f"{path}: {counts['games']} game(s) ({counts['actions']} actions), {counts['tournaments']} tournament(s), {counts['users']} user(s)")
+            self.stdout.write(
+                f"{path}: {counts['games']} game(s) ({counts['actions']} actions), {counts['tournaments']} tournament(s), {counts['users']} user(s)"
+            )

@@ -21,14 +21,20 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", metavar="FILE", help="the .json archive")
         parser.add_argument("--check", action="store_true", help="verify that the archive imports here, write nothing")
-        parser.add_argument("--allow-superusers", action="store_true", help="create the staff and superuser accounts the archive holds (refused otherwise)")
+        parser.add_argument(
+            "--allow-superusers",
+            action="store_true",
+            help="create the staff and superuser accounts the archive holds (refused otherwise)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path = options["file"]
         try:
             with open(path, "rb") as f:
                 data = archive.read_archive(f)
-            report = archive.import_archive(data, check_only=options["check"], allow_superusers=options["allow_superusers"])
+            report = archive.import_archive(
+                data, check_only=options["check"], allow_superusers=options["allow_superusers"]
+            )
         except OSError as exc:
             raise CommandError(f"cannot read {path}: {exc.strerror or exc}") from None
         except archive.ArchiveError as exc:
