@@ -867,7 +867,12 @@ def _empty_stored_tables(postgres: bool) -> None:
     q = connection.ops.quote_name
     with connection.cursor() as cursor:
         if postgres:
+            # Rows written earlier in this transaction (an archive's import, a test's
+            # games) queue deferred foreign-key checks, and PostgreSQL refuses to
+            # TRUNCATE a table they concern while they are pending: run them first.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"TRUNCATE {', '.join(q(m._meta.db_table) for m in STORED_MODELS)}")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's default for the rest of the transaction
             return
         for model in STORED_MODELS:
             cursor.execute(f"DELETE FROM {q(model._meta.db_table)}")
