@@ -13,6 +13,7 @@ from games.rules.errors import RuleViolation
 from games.rules.regulations import Regulations
 from games.rules.schema import (
     MAX_LOG_BYTES,
+    STATE_KEYS,
     JSONInputError,
     parse_json,
     validate_action,
@@ -20,24 +21,6 @@ from games.rules.schema import (
 from games.rules.state import GameState
 
 LOG_FORMAT = "mafia-protocol-log/1"
-PUBLIC_KEYS = frozenset(
-    (
-        "status",
-        "day",
-        "phase",
-        "step",
-        "speaker",
-        "speech_seconds",
-        "at_table",
-        "left",
-        "nominees",
-        "fouls",
-        "winner",
-        "ppk",
-        "best_move",
-        "checks",
-    )
-)
 
 
 @dataclass
@@ -88,7 +71,7 @@ def check_expect(state: GameState, expect: dict[str, Any]) -> list[str]:
     for key, wanted in expect.items():
         if key in ("do", "reject"):
             continue
-        if key not in PUBLIC_KEYS:
+        if key not in STATE_KEYS:
             problems.append(f"{key}: not a state key")
             continue
         actual = public[key]
