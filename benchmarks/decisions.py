@@ -53,10 +53,10 @@ from django.db import connection, transaction  # noqa: E402
 from django.test.utils import get_runner, setup_test_environment  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from games.models import Game, GameSeat, GameStatus  # noqa: E402
+from benchmarks.finished_game import store_finished_game  # noqa: E402
+from games.models import GameSeat  # noqa: E402
 from games.rules import GameState, Regulations, replay  # noqa: E402
 from games.rules.simulate import random_game  # noqa: E402
-from games.services import _write_results  # noqa: E402
 from players import book, decisions  # noqa: E402
 from players.models import Player, PlayerStats  # noqa: E402
 
@@ -79,27 +79,6 @@ def finished_states(n: int, rng: random.Random) -> list[GameState]:
         if state.status == "finished":
             out.append(state)
     return out
-
-
-def store_game(host: object, state: GameState, names: list[str], ids: list[int | None], at: object) -> Game:
-    public = state.public_dict()
-    game = Game.objects.create(
-        host=host,
-        title="bench",
-        status=GameStatus.FINISHED,
-        winner=public["winner"] or "",
-        ppk=public["ppk"] or "",
-        finished_at=at,
-        rated=True,
-        public_state={},
-    )
-    GameSeat.objects.bulk_create(
-        GameSeat(game=game, seat_no=i, nickname=names[i - 1], role=state.roles.get(i, "civilian"), player_id=ids[i - 1])
-        for i in range(1, 11)
-    )
-    state.players = names
-    _write_results(game, state)
-    return game
 
 
 def main() -> None:
@@ -147,7 +126,9 @@ def run(args: argparse.Namespace) -> None:
             if where is not None:
                 names[9] = f"{names[9]}-typo"  # left «решить позже»: linked to nobody
                 real, seated[9] = seated[9], None
-            game = store_game(host, states[g % len(states)].copy(), names, seated, start + timedelta(minutes=g))
+            game = store_finished_game(
+                host, states[g % len(states)].copy(), names, seated, start + timedelta(minutes=g)
+            )
             if where is not None:
                 pending[where] = (GameSeat.objects.get(game=game, seat_no=10).pk, real)  # type: ignore[assignment]
     results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")

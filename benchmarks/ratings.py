@@ -129,10 +129,10 @@ from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
+from benchmarks.finished_game import store_finished_game  # noqa: E402
 from games.models import Game, GameAction, GameSeat, GameStatus, NightAction, SeatResult  # noqa: E402
 from games.rules import GameState, Regulations, replay  # noqa: E402
 from games.rules.simulate import random_game  # noqa: E402
-from games.services import _write_results  # noqa: E402
 from players import book, leaderboard  # noqa: E402
 from players.models import Player, PlayerGame, PlayerMonth, PlayerStats  # noqa: E402
 from players.rating import Book  # noqa: E402
@@ -171,23 +171,7 @@ def finished_logs(n: int, rng: random.Random) -> list[tuple[list[dict[str, objec
 
 def store_game(host: object, state: GameState, names: list[str], ids: list[int], at: object) -> Game:
     """One finished game's rows as the services leave them (seats, result rows, checks)."""
-    public = state.public_dict()
-    game = Game.objects.create(
-        host=host,
-        title="bench",
-        status=GameStatus.FINISHED,
-        winner=public["winner"] or "",
-        ppk=public["ppk"] or "",
-        finished_at=at,
-        rated=True,
-        public_state={},
-    )
-    GameSeat.objects.bulk_create(
-        GameSeat(game=game, seat_no=i, nickname=names[i - 1], role=state.roles.get(i, "civilian"), player_id=ids[i - 1])
-        for i in range(1, 11)
-    )
-    state.players = names  # the result rows carry the seat's nickname
-    _write_results(game, state)
+    game = store_finished_game(host, state, names, ids, at)
     captains = {role: seat for seat, role in state.roles.items() if role in ("sheriff", "don")}
     checks = list(state.record.checks)
     # Each check with the host action that recorded it (a projection row points at its action).
