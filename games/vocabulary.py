@@ -35,6 +35,7 @@ from django.utils.translation import (
 )
 
 from games.rules.engine import PENALTY_KINDS as ENGINE_PENALTY_KINDS
+from games.rules.state import BLACK_ROLES
 
 PUBLIC_BOARD = "public board"
 
@@ -91,7 +92,6 @@ ROLES = Words(
 )
 # The console's one-letter badges (a civilian has none).
 ROLE_BADGES = Words({"sheriff": "Ш", "don": "Д", "mafia": "М"}, context="role badge")  # see _CONTEXT_MSGIDS
-BLACK_ROLES = frozenset({"don", "mafia"})
 
 # The team in the genitive plural, as the regulations name it in «ППК команде красных».
 TEAMS_OF = Words({"red": gettext_noop("красных"), "black": gettext_noop("чёрных")})
