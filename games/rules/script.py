@@ -40,14 +40,11 @@ def ghost_captains(state: GameState) -> list[str]:
 
 
 def _morning_after_a_miss(state: GameState) -> bool:
-    """The Day's first speech has just begun after a Night whose shots missed."""
-    if state.phase != "day" or state.step != "speech" or state.day is None:
+    """The Day's first speech opens the morning (host_speaks_first) after a Night whose shots missed."""
+    if state.phase != "day" or state.day is None or not host_speaks_first(state):
         return False
     shots = [s for s in state.record.shots if s.get("night") == state.day - 1]
-    if not shots or shots[-1].get("victim") is not None:
-        return False
-    today = [s for s in state.record.speeches if s.get("day") == state.day]
-    return len(today) == 1 and bool(state.record.speeches) and today[0] is state.record.speeches[-1]
+    return bool(shots) and shots[-1].get("victim") is None
 
 
 def clock_waits_for_host(state: GameState) -> bool:
