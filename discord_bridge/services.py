@@ -150,7 +150,7 @@ def step_spans(game: Game) -> list[core.StepSpan]:
 
 
 def _span(state: GameState, opened_at: datetime) -> core.StepSpan:
-    key = game_services._step_key(state, state.public_dict())  # the game's clock key, computed alike
+    key = game_reading.clock_key(state)  # the game's clock key, computed alike
     return core.StepSpan(
         key=key,
         step=state.step,

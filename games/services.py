@@ -44,10 +44,10 @@ from games.models import (
     new_overlay_token,
 )
 from games.reading import (
-    _remember_state,
-    _state_key,
+    clock_key,
     game_regulations,
     game_state,
+    remember_state,
     replay_stored,
     running_tech_pause,
 )
@@ -173,8 +173,7 @@ def game_record_action(*, game: Game, action: dict[str, Any], expected_seq: int 
         _sync_after_change(locked, before, after)
         _schedule_broadcast(locked, public=_sync_public(locked))
         # Cached only once committed: a rolled-back transaction leaves no trace.
-        key = _state_key(locked)
-        transaction.on_commit(lambda: _remember_state(key, after.copy()))
+        transaction.on_commit(lambda: remember_state(locked, after.copy()))
     _copy_fields(locked, game)
     return Outcome(game=game, state=after, action=stored)
 
@@ -198,8 +197,7 @@ def game_undo_last_action(*, game: Game, expected_seq: int | None, by: Any) -> O
         locked.seq += 1
         _sync_after_change(locked, before, after)
         _schedule_broadcast(locked, public=_sync_public(locked))
-        key = _state_key(locked)
-        transaction.on_commit(lambda: _remember_state(key, after.copy()))
+        transaction.on_commit(lambda: remember_state(locked, after.copy()))
     _copy_fields(locked, game)
     return Outcome(game=game, state=after, action=last)
 
@@ -474,7 +472,7 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     # console starts it when its turn comes, so one clock runs at a time.
     # Issue 26-4: so does a step the host opens with «В городе ночь» or
     # «Доброе утро»: his Space ("start", clock state, not a log action) runs it.
-    key = _step_key(after, public)
+    key = clock_key(after)
     if key != game.clock_key:
         game.clock_key = key
         seconds = after.step_seconds
@@ -489,13 +487,6 @@ def _sync_after_change(game: Game, before: GameState, after: GameState) -> None:
     # rewritten by a penalty after the end (W3), removed when an undo reopens it.
     if game.is_over or before.status in ("finished", "annulled"):
         _sync_results(game, after)
-
-
-def _step_key(state: GameState, d: dict[str, Any]) -> str:
-    # The number of speeches distinguishes two consecutive steps of the same
-    # speaker (his speech, then his tie speech).
-    speeches = len(state.record.speeches)
-    return f"{d['status']}|{d['day']}|{d['phase']}|{d['step']}|{d['speaker']}|{speeches}"
 
 
 def _sync_seats(game: Game, state: GameState) -> None:

@@ -84,9 +84,9 @@ def _commit_during_the_replay(monkeypatch, host, game, action):
     """Record `action` (another device) right after the page's view read the
     log and before it replays it: between the two reads of the old
     `replayed()` (seqs, then payloads), deterministically."""
-    from games.console import protocol_text
+    from games import reading
 
-    real = protocol_text.replay_lines
+    real = reading.replay_lines
     fired = []
 
     def hooked(*args, **kwargs):
@@ -96,7 +96,7 @@ def _commit_during_the_replay(monkeypatch, host, game, action):
             services.game_record_action(game=fresh, action=action, expected_seq=fresh.seq, by=host)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(protocol_text, "replay_lines", hooked)
+    monkeypatch.setattr(reading, "replay_lines", hooked)
     return fired
 
 

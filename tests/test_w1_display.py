@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.translation import override
 from openpyxl import load_workbook
 
-from games import exports, services
+from games import exports, services, vocabulary
 from games import reading as game_reading
 from games.board import frames as board
 from games.board import view as board_view
@@ -88,7 +88,7 @@ def test_console_shows_the_decided_night_without_check_steps(host):
     assert "Результат решён" in html and "(W2)" in html
     state = game_reading.game_state(game)
     assert state.step == "best_move" and state.checks == []  # W1 INTERP: his best move is held
-    assert protocol_text.step_name(state.step) != protocol_text.step_name("don_check")
+    assert vocabulary.STEPS(state.step) != vocabulary.STEPS("don_check")
     assert "проверяет (N4)" not in html  # no check panel: the Night ended at the shot
     # The same table with a miss (not deciding): the Don's check panel is there.
     other = play_until(host, "next")

@@ -5,19 +5,17 @@ The views (games.console.views) parse a request, call the write path and
 render; everything they render comes from here: `console_context(game)` for
 the console fragment (the step, its panel, the seats, the side column),
 `clock_context(game)` for the clock alone, `page_extras(request, game)` for
-what only the full page needs. The words come from games.vocabulary and the
-protocol's lines from games.console.protocol_text.
+what only the full page needs. The state and the protocol's lines come from the
+one state reader (games.reading), worded by games.console.protocol_text; the
+game's words from games.vocabulary.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from typing import Any
 
-from django.db.models import TextField
-from django.db.models.functions import Cast
 from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -165,27 +163,14 @@ def page_extras(request: HttpRequest, game: Game) -> dict[str, Any]:
         "xlsx_url": _reverse_or("exports:protocol_xlsx", game.pk, fallback=f"/games/{game.pk}/protocol.xlsx"),
         "json_url": _reverse_or("exports:log_json", game.pk, fallback=f"/games/{game.pk}/log.json"),
         "js_i18n": {t: gettext(t) for t in JS_TEXTS},
-        "reason_groups": [(kind, pt.penalty_name(kind), reasons.get(kind, [])) for kind in PENALTY_ORDER],
+        "reason_groups": [(kind, vocabulary.PENALTIES(kind), reasons.get(kind, [])) for kind in PENALTY_ORDER],
     }
 
 
-def replayed(game: Game) -> tuple[pt.Replayed, list[int]]:
-    """The game's state and protocol lines, reusing what this process saw before.
-
-    The log is read in ONE query (seq and payload of every active action
-    together): two reads — the seqs, then the payloads — let an action
-    committed in between give more payloads than seqs, and the page failed
-    with a 500 after a committed action (issue 11, finding 1). The payloads
-    come as text and only those the cache has not seen are JSON-decoded.
-    """
-    rows = list(game.active_actions().values_list("seq", Cast("payload", output_field=TextField())))
-    seqs = [seq for seq, _raw in rows]
-
-    def load(start: int) -> list[dict[str, Any]]:
-        return [json.loads(raw) for _seq, raw in rows[start:]]
-
-    # created_at too: a test database that rolls back may give a new game an old pk.
-    return pt.replay_lines(load, game_reading.game_regulations(game), seqs, cache_key=(game.pk, game.created_at)), seqs
+def replayed(game: Game) -> tuple[game_reading.Replayed, list[int]]:
+    """The game's state and protocol lines, from the one state reader (games.reading)."""
+    rep = game_reading.game_protocol(game, pt.LINES)
+    return rep, rep.seqs
 
 
 def console_context(game: Game) -> dict[str, Any]:
@@ -219,12 +204,12 @@ def console_context(game: Game) -> dict[str, Any]:
                 "no": no,
                 "nick": nick,
                 "role": role if role != "civilian" else "",
-                "role_name": pt.role_name(role) if role and role != "civilian" else "",
-                "role_short": pt.role_short(role),
+                "role_name": vocabulary.ROLES(role, default="") if role and role != "civilian" else "",
+                "role_short": vocabulary.ROLE_BADGES(role, default=""),
                 "team": "black" if role in ("don", "mafia") else "red",
                 "at_table": no in state.at_table,
                 "left": entry,
-                "left_text": f"{pt.left_how_text(entry['how'])} · {pt.when_text(entry['day'], entry['phase'])}"
+                "left_text": f"{vocabulary.HOW_LEFT(entry['how'])} · {vocabulary.when(entry['day'], entry['phase'])}"
                 if entry
                 else "",
                 "fouls": n_fouls,
@@ -280,7 +265,7 @@ def console_context(game: Game) -> dict[str, Any]:
         "clock": clock_context(game),
         "speaker_nick": players[state.speaker - 1] if state.speaker and len(players) >= state.speaker else "",
         "nominate_by": nominate["by"] if nominate else None,
-        "replay_error": pt.violation_text(rep.error) if rep.error else pt.refused_summary(rep.refused, seqs),
+        "replay_error": pt.refused_summary(rep.refused, seqs),
         "decided_winner": pt.winner_text(state.winner) if state.winner and state.status == "running" else "",
         "step_key": pt.step_key(state),
         "deliberate_step": state.status == "running" and state.step in pt.DELIBERATE_NEXT_STEPS,
@@ -353,7 +338,7 @@ def _panel_context(
     elif step == "mafia_shot":
         v = by_do["shots"]
         ctx["shots"] = {
-            "blacks": [{"seat": b, "role": pt.role_name(roles.get(b))} for b in v["blacks"]],
+            "blacks": [{"seat": b, "role": vocabulary.ROLES(roles.get(b), default="")} for b in v["blacks"]],
             "targets": v["targets"],
             "key": f"shots-{state.day}-{'_'.join(map(str, v['blacks']))}-{'_'.join(map(str, v['targets']))}",
         }
@@ -393,7 +378,7 @@ def _side_context(
                 winkers.append(
                     {
                         "seat": seat,
-                        "role": pt.role_name(role),
+                        "role": vocabulary.ROLES(role, default=""),
                         "used": used,
                         "left": max(0, r.winks_per_player - used),
                         "can": bool(wink and seat in wink["by"]),

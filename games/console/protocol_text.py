@@ -19,24 +19,20 @@ Every user-visible text goes through gettext with the Russian text as msgid
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cached_property
 from html import escape
 from typing import Any
 
 from django.utils.translation import get_language, gettext, override
 
-from games import vocabulary
+from games import reading, vocabulary
 from games.console.forms import FIELD_LABELS, field_label
 from games.rules import (
     GameState,
     Regulations,
     RuleViolation,
-    apply_in_place,
-    new_state,
     script,
 )
 from games.rules.catalogue import reason_text
@@ -75,44 +71,15 @@ def _entries(state: GameState, name: str, index: int) -> list[dict[str, Any]]:
     return out
 
 
-# The game's words come from games.vocabulary (issue 23); these names are the
-# console's own vocabulary of calls.
-def team_name(team: str | None) -> str:
-    return vocabulary.TEAMS_OF(team)
-
-
-def role_name(role: str | None) -> str:
-    return vocabulary.ROLES(role, default="")
-
-
-def role_short(role: str | None) -> str:
-    return vocabulary.ROLE_BADGES(role, default="")
-
-
-def left_how_text(how: str | None) -> str:
-    return vocabulary.HOW_LEFT(how)
-
-
 def winner_text(winner: str | None, ppk: str | None = None) -> str:
     text = vocabulary.WINNERS(winner, default="")
     if ppk:
-        text += " " + gettext("(ППК команде %(team)s)") % {"team": team_name(ppk)}
+        text += " " + gettext("(ППК команде %(team)s)") % {"team": vocabulary.TEAMS_OF(ppk)}
     return text
 
 
-when_text = vocabulary.when
-
-
 def _prefix(state: GameState) -> str:
-    return when_text(state.day, state.phase)
-
-
-def penalty_name(kind: str) -> str:
-    return vocabulary.PENALTIES(kind)
-
-
-def step_name(step: str | None) -> str:
-    return vocabulary.STEPS(step)
+    return vocabulary.when(state.day, state.phase)
 
 
 # --- step titles (console banner) ------------------------------------------------------
@@ -224,7 +191,7 @@ def step_title(state: GameState) -> StepTitle:
             % {"n": victim or "?"},
             tone,
         )
-    return StepTitle(phase, step_name(step), "", tone)
+    return StepTitle(phase, vocabulary.STEPS(step), "", tone)
 
 
 # Steps whose `next` records a choice the host has not entered (a miss, no
@@ -333,15 +300,6 @@ class ProtocolLine:
         return f'<li class="{cls}"><span class="pl-when">{escape(self.when)}:</span> {escape(self.text)}</li>'
 
 
-@dataclass
-class Replayed:
-    state: GameState
-    lines: list[ProtocolLine] = field(default_factory=list)
-    error: RuleViolation | None = None  # kept for callers; a refused stored action no longer stops the replay
-    # (index, refusal) of each stored action today's rules refuse (games.rules.replay_as_recorded).
-    refused: list[tuple[int, RuleViolation]] = field(default_factory=list)
-
-
 class _Before:
     """What `describe` reads of the state before an action (cheaper than a copy)."""
 
@@ -354,96 +312,31 @@ class _Before:
         self.players = s.players
 
 
-# Lines and final state of recent games, per process: a log only grows at its
-# end (undo drops the last action; a new action gets a new seq), so the lines
-# of the longest prefix with the same action seqs are still right, and when
-# that prefix is the whole cached log its final state is the state to go on
-# from. Keyed by game, language and regulations.
-@dataclass
-class _Cached:
-    lines: list[ProtocolLine]
-    state: GameState
+class ConsoleLines:
+    """The console's words for the protocol's lines: games.reading replays the
+    log and keeps the lines in its cache; this says what each line reads."""
+
+    def before(self, state: GameState) -> _Before:
+        return _Before(state)
+
+    def line(self, index: int, seq: int | None, action: dict[str, Any], before: Any, after: GameState) -> ProtocolLine:
+        when, text, minor = describe(action, before, after, index)
+        return ProtocolLine(index, seq, when, text, str(action.get("do", "")), minor, action)
+
+    def refused(
+        self, index: int, seq: int | None, action: dict[str, Any], before: Any, exc: RuleViolation
+    ) -> ProtocolLine:
+        # Issue 21: a log recorded under an earlier reading; skipped, shown as such.
+        text = refused_text(action, exc)
+        return ProtocolLine(index, seq, _prefix(before), text, str(action.get("do", "")), False, action, refused=True)
 
 
-_CACHE: OrderedDict[tuple[Any, ...], _Cached] = OrderedDict()
-_CACHE_SIZE = 128
-_CACHE_LOCK = threading.Lock()
+LINES = ConsoleLines()
 
 
-def replay_lines(
-    actions: list[dict[str, Any]] | Callable[[int], list[dict[str, Any]]],
-    regulations: Regulations | None = None,
-    seqs: list[int] | None = None,
-    cache_key: Any = None,
-) -> Replayed:
-    """Apply the actions one by one, describing each: the final state and the lines.
-
-    `actions` may be a function giving the actions from an index on, so that
-    a cached game loads only its new actions. With `cache_key` and `seqs`,
-    what was described before for the same leading actions is reused. The
-    returned state must not be mutated (it may be shared with the cache)."""
-    key = (
-        (cache_key, get_language(), repr(regulations.to_dict()) if regulations else None)
-        if cache_key is not None and seqs is not None
-        else None
-    )
-    entry = _CACHE.get(key) if key else None
-    reuse = 0
-    if entry is not None and seqs is not None:
-        for line, seq in zip(entry.lines, seqs, strict=False):
-            if line.seq != seq:
-                break
-            reuse += 1
-    if entry is not None and reuse == len(entry.lines):
-        # The cached log is a prefix of this one: go on from its final state.
-        state = entry.state.copy()
-        tail = actions(reuse) if callable(actions) else actions[reuse:]
-        start = reuse
-    else:
-        state = new_state(regulations)
-        tail = actions(0) if callable(actions) else actions
-        start = 0
-    out = Replayed(state=state, lines=list(entry.lines[:reuse]) if entry else [])
-    for offset, action in enumerate(tail):
-        i = start + offset
-        if i < reuse:
-            apply_in_place(state, action)
-            continue
-        before = _Before(state)
-        try:
-            apply_in_place(state, action)
-        except RuleViolation as exc:
-            # A stored action today's rules refuse (issue 21: a log recorded
-            # under an earlier reading): skipped, exactly as
-            # games.rules.replay_as_recorded does, and shown as refused.
-            state.count += 1
-            out.refused.append((i, exc))
-            text = refused_text(action, exc)
-            out.lines.append(
-                ProtocolLine(
-                    i,
-                    seqs[i] if seqs else None,
-                    _prefix(before),  # type: ignore[arg-type]
-                    text,
-                    str(action.get("do", "")),
-                    False,
-                    action,
-                    refused=True,
-                )
-            )
-            continue
-        when, text, minor = describe(action, before, state, i)  # type: ignore[arg-type]
-        out.lines.append(
-            ProtocolLine(i, seqs[i] if seqs else None, when, text, str(action.get("do", "")), minor, action)
-        )
-    if key is not None and out.error is None and not out.refused:
-        entry = _Cached(out.lines, state.copy())
-        with _CACHE_LOCK:
-            _CACHE[key] = entry
-            _CACHE.move_to_end(key)
-            while len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    return out
+def replay_lines(actions: list[dict[str, Any]], regulations: Regulations | None = None) -> reading.Replayed:
+    """The console's lines of a log that is not a stored game (an import, a test): no cache."""
+    return reading.replay_lines(actions, LINES, regulations)
 
 
 def refused_summary(refused: list[tuple[int, RuleViolation]], seqs: list[int] | None = None) -> str:
@@ -459,7 +352,7 @@ def refused_summary(refused: list[tuple[int, RuleViolation]], seqs: list[int] | 
 def refused_text(action: dict[str, Any], exc: RuleViolation) -> str:
     """The protocol line of a stored action today's rules refuse."""
     do = str(action.get("do", ""))
-    what = penalty_name(do)
+    what = vocabulary.PENALTIES(do)
     seat = action.get("seat")
     if isinstance(seat, int):
         what = f"{what} {_seat(seat)}"
@@ -639,7 +532,7 @@ def _describe_penalty(do: str, action: dict[str, Any], after: GameState, index: 
     count = e.get("count")
     if do == "ppk":
         team = e.get("team") or action.get("team")
-        text = gettext("ППК команде %(team)s") % {"team": team_name(team)}
+        text = gettext("ППК команде %(team)s") % {"team": vocabulary.TEAMS_OF(team)}
         if seat:
             text += f" ({_seat(seat)})"
     elif do == "foul":
@@ -687,7 +580,7 @@ def _consequences(before: GameState, after: GameState, index: int, do: Any) -> l
         out.append(
             "→ "
             + gettext("%(s)s покидает игру (%(how)s)")
-            % {"s": _seat(entry["seat"]), "how": left_how_text(entry.get("how"))}
+            % {"s": _seat(entry["seat"]), "how": vocabulary.HOW_LEFT(entry.get("how"))}
         )
     for ev in _entries(after, "events", index):
         kind = ev.get("kind")
