@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from django.utils.functional import Promise
 from django.utils.text import capfirst
 from django.utils.translation import (
     gettext,
@@ -45,7 +46,7 @@ class Words:
     """Codes and their msgids; `context` is the msgctxt of every entry, and
     `public_contexts` the codes the public board names in its own context."""
 
-    msgids: Mapping[str, str]
+    msgids: Mapping[str, str | Promise]  # a lazy pgettext carries its own context
     context: str | None = None
     public_contexts: frozenset[str] = field(default_factory=frozenset)
 
@@ -73,7 +74,12 @@ class Words:
         return tuple(self.msgids)
 
 
-def _translate(msgid: str, context: str | None, lang: str | None) -> str:
+def _translate(msgid: str | Promise, context: str | None, lang: str | None) -> str:
+    if not isinstance(msgid, str):
+        if lang is None:
+            return str(msgid)
+        with override(lang):
+            return str(msgid)
     if lang is None:
         return pgettext(context, msgid) if context else gettext(msgid)
     with override(lang):
@@ -181,6 +187,48 @@ STATUSES = Words(
         "running": gettext_noop("Игра идёт"),
         "finished": gettext_noop("Игра окончена"),
         "annulled": gettext_noop("Игра аннулирована"),
+    }
+)
+
+
+# --- the workbook's short forms (a cell is narrow) -------------------------------------------
+
+# Marked with their message context right here: the same Russian word is
+# another English one in a cell («голосование»: voted out, or the vote).
+# How a player left, in the protocol sheet's «Выбыл» column.
+HOW_LEFT_SHORT = Words(
+    {
+        "vote": pgettext_lazy("workbook", "голосование"),
+        "lift_vote": pgettext_lazy("workbook", "подъём"),
+        "shot": pgettext_lazy("workbook", "убит"),
+        "fouls": pgettext_lazy("workbook", "4 фола"),
+        "disqualified": pgettext_lazy("workbook", "дисквалиф."),
+        "warnings": pgettext_lazy("workbook", "2 предупр."),
+        "removed": pgettext_lazy("workbook", "удалён (тех.)"),
+    }
+)
+# The step an action was recorded in, in the «Журнал» sheet.
+STEPS_SHORT = Words(
+    {
+        "dogovorka": pgettext_lazy("workbook step", "договорка"),
+        "free_seating": pgettext_lazy("workbook step", "свободная посадка"),
+        "speech": pgettext_lazy("workbook step", "речь"),
+        "tie_speech": pgettext_lazy("workbook step", "речь 30 с"),
+        "last_word": pgettext_lazy("workbook step", "последнее слово"),
+        "voting": pgettext_lazy("workbook step", "голосование"),
+        "lift_vote": pgettext_lazy("workbook step", "подъём"),
+        "mafia_shot": pgettext_lazy("workbook step", "выстрел"),
+        "don_check": pgettext_lazy("workbook step", "проверка Дона"),
+        "sheriff_check": pgettext_lazy("workbook step", "проверка Шерифа"),
+        "best_move": pgettext_lazy("workbook step", "лучший ход"),
+        "finished": pgettext_lazy("workbook step", "конец"),
+    }
+)
+# «Д2», «Н1»: the phase's letter before the day's number.
+PHASE_LETTERS = Words(
+    {
+        "day": pgettext_lazy("phase letter", "Д"),
+        "night": pgettext_lazy("phase letter", "Н"),
     }
 )
 

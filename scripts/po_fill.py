@@ -3,6 +3,7 @@
 
     scripts/po_fill.py locale/en/LC_MESSAGES/django.po translations.json
 
+An entry in a message context is keyed "context\x04msgid" (gettext's own key).
 Only entries whose msgstr is empty are filled (a translation is never overwritten);
 plural entries take a list. Run `make messages` first (it adds the new msgids) and again
 after (it re-sorts and checks that nothing is left untranslated).
@@ -21,7 +22,7 @@ def _quote(text: str) -> str:
 
 
 def _string(lines: list[str]) -> str:
-    return "".join(ast.literal_eval(line[line.index('"') :]) for line in lines)
+    return "".join(ast.literal_eval(line[line.index('"') :]) for line in lines if '"' in line)
 
 
 def fill(po_text: str, translations: dict[str, str | list[str]]) -> tuple[str, int]:
@@ -40,6 +41,10 @@ def fill(po_text: str, translations: dict[str, str | list[str]]) -> tuple[str, i
             continue
         a, b = spans["msgid"]
         msgid = _string(lines[a:b])
+        if "msgctxt" in spans:
+            # An entry in a message context is keyed "context\x04msgid", as gettext keys it.
+            c, d = spans["msgctxt"]
+            msgid = _string(lines[c:d]) + "\x04" + msgid
         if not msgid or msgid not in translations:
             continue
         value = translations[msgid]

@@ -21,9 +21,9 @@ from games.exports.labels import (
     HOW_LEFT,
     LABELS,
     REMOVAL_HOWS,
-    REMOVAL_MARK,
     ROLE_LETTERS,
     normalize_lang,
+    removal_mark,
 )
 from games.exports.protocols import GameProtocol
 from games.exports.record import (
@@ -266,7 +266,7 @@ def _draw_protocol(proto: GameProtocol, lang: str) -> _Grid:
         for i in range(4):
             g.put(r, 4 + i, FOUL_MARK if i < n else None, "td_mark" if i < n else "td")
         how = (left.get(seat) or {}).get("how", "")
-        g.put(r, 8, REMOVAL_MARK[lang] if how in REMOVAL_HOWS else None, "td_mark" if how in REMOVAL_HOWS else "td")
+        g.put(r, 8, removal_mark(lang) if how in REMOVAL_HOWS else None, "td_mark" if how in REMOVAL_HOWS else "td")
         g.put(r, 9, left_text or None, "td_left")
         points, extra, ci, best_move = _points(proto, seat, lang)
         g.put(r, 10, points, "td" if isinstance(points, str) else "td_num")
