@@ -13,70 +13,58 @@ from __future__ import annotations
 from typing import IO, Any
 
 from django.db.models import Q
+from django.utils.translation import pgettext
 
 from games import exports as game_exports
+from games import vocabulary
 from games.exports import cells
+from games.exports.labels import ByLanguage
 from games.models import GameStatus
 from tournaments import standings as st
 from tournaments import visibility
 from tournaments.models import Table, Tournament
 
-LABELS: dict[str, dict[str, Any]] = {
-    "ru": {
-        "sheet": "Турнирная таблица",
-        "title": "Турнирная таблица",
-        "policy": "Система подсчёта, версия",
-        "games": "Сыграно игр",
+
+# The standings sheet's texts: msgids in the "standings workbook" context (the
+# English is in locale/en), in the language the workbook is asked for.
+def _texts() -> dict[str, Any]:
+    return {
+        "sheet": pgettext("standings workbook", "Турнирная таблица"),
+        "title": pgettext("standings workbook", "Турнирная таблица"),
+        "policy": pgettext("standings workbook", "Система подсчёта, версия"),
+        "games": pgettext("standings workbook", "Сыграно игр"),
         "cols": [
-            "Место",
-            "Ник",
-            "Игры",
-            "Победы",
-            "Ничьи",
-            "За результат",
-            "ЛХ",
+            pgettext("standings workbook", "Место"),
+            pgettext("standings workbook", "Ник"),
+            pgettext("standings workbook", "Игры"),
+            pgettext("standings workbook", "Победы"),
+            pgettext("standings workbook", "Ничьи"),
+            pgettext("standings workbook", "За результат"),
+            pgettext("standings workbook", "ЛХ"),
             "Ci",
-            "Доп.",
-            "Штрафы",
-            "Итого",
-            "Фолы",
+            pgettext("standings workbook", "Доп."),
+            pgettext("standings workbook", "Штрафы"),
+            pgettext("standings workbook", "Итого"),
+            pgettext("standings workbook", "Фолы"),
         ],
-        "roles": ["Шериф", "Дон", "Мафия", "Мирный"],
-        "played_won": ["И", "П"],
-        "accuracy": "Точность ЛХ",
-        "legend": "И — игры, П — победы в роли; Э1 Т3 — баллы за игру этапа 1, тура 3; «А» — игра аннулирована (W6), не учтена.",
-        "round": "Э{stage} Т{round}",
-        "protocol": "Э{stage} Т{round} С{table}",
-        "annulled_suffix": " А",
-    },
-    "en": {
-        "sheet": "Standings",
-        "title": "Standings",
-        "policy": "Scoring policy, version",
-        "games": "Games played",
-        "cols": [
-            "Rank",
-            "Nickname",
-            "Games",
-            "Wins",
-            "Draws",
-            "Result pts",
-            "Best move",
-            "Ci",
-            "Extra",
-            "Penalties",
-            "Total",
-            "Fouls",
+        # The roles in the regulations' order, in the game's words.
+        "roles": [vocabulary.ROLES(code) for code in ("sheriff", "don", "mafia", "civilian")],
+        "played_won": [
+            pgettext("standings workbook", "И"),
+            pgettext("standings workbook", "П"),
         ],
-        "roles": ["Sheriff", "Don", "Mafia", "Civilian"],
-        "played_won": ["G", "W"],
-        "accuracy": "Best-move accuracy",
-        "legend": "G — games, W — wins in the role; S1 R3 — points of the game of stage 1, round 3; «A» — annulled game (W6), not counted.",
-        "round": "S{stage} R{round}",
-        "protocol": "S{stage} R{round} T{table}",
-        "annulled_suffix": " A",
-    },
-}
+        "accuracy": pgettext("standings workbook", "Точность ЛХ"),
+        "legend": pgettext(
+            "standings workbook",
+            "И — игры, П — победы в роли; Э1 Т3 — баллы за игру этапа 1, тура 3; «А» — игра аннулирована (W6), не учтена.",
+        ),
+        "round": pgettext("standings workbook", "Э{stage} Т{round}"),
+        "protocol": pgettext("standings workbook", "Э{stage} Т{round} С{table}"),
+        "annulled_suffix": pgettext("standings workbook", " А"),
+    }
+
+
+LABELS = ByLanguage[Any](_texts)
 
 _HEAD_TOP = 4  # the two header rows: 4 and 5
 _NICK_MAX_WIDTH = 34.0  # longer nicknames wrap (and their row grows)
@@ -102,7 +90,7 @@ def write_standings_sheet(
     with the two header rows and the rank and nickname columns repeated on
     every page. Every figure is a number cell; points share one format
     (games.exports.cells.POINTS_FORMAT), as on the standings page."""
-    L = LABELS.get(lang, LABELS["ru"])
+    L = LABELS[lang]
     ws = cells._new_sheet(workbook, L["sheet"])
     rounds = rounds or []
     g = cells._Grid()

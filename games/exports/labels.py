@@ -12,12 +12,13 @@ other tables here are plain dicts of that language, built once per language.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils.translation import override, pgettext_lazy
 
 from games import vocabulary
+
+T = TypeVar("T")
 
 _TEXTS: dict[str, Any] = {
     "sheet_protocol": pgettext_lazy("workbook", "Протокол"),
@@ -162,14 +163,20 @@ def normalize_lang(lang: str | None) -> str:
     return "en" if (lang or "").lower().startswith("en") else "ru"
 
 
-class _ByLanguage(Mapping[str, dict[str, str]]):
+class ByLanguage(Mapping[str, dict[str, T]]):
     """``table[lang]``: the table in that language (``ru`` or ``en``), built once."""
 
-    def __init__(self, build: Callable[[], dict[str, str]]) -> None:
+    def __init__(self, build: Callable[[], dict[str, T]]) -> None:
         self._build = build
+        self._built: dict[str, dict[str, T]] = {}
 
-    def __getitem__(self, lang: str) -> dict[str, str]:
-        return _built(self, normalize_lang(lang))
+    def __getitem__(self, lang: str) -> dict[str, T]:
+        lang = normalize_lang(lang)
+        table = self._built.get(lang)
+        if table is None:
+            with override(lang):
+                table = self._built[lang] = self._build()
+        return table
 
     def __iter__(self) -> Iterator[str]:
         return iter(("ru", "en"))
@@ -177,28 +184,16 @@ class _ByLanguage(Mapping[str, dict[str, str]]):
     def __len__(self) -> int:
         return 2
 
-    def __hash__(self) -> int:
-        return id(self)
 
-    def __eq__(self, other: object) -> bool:
-        return other is self
-
-
-@cache
-def _built(table: _ByLanguage, lang: str) -> dict[str, str]:
-    with override(lang):
-        return table._build()
-
-
-LABELS = _ByLanguage(lambda: {key: str(text) for key, text in _TEXTS.items()})
-ROLE_LETTERS = _ByLanguage(lambda: {code: vocabulary.ROLE_BADGES(code) for code in vocabulary.ROLES} | {"civilian": ""})
-PHASE_LETTERS = _ByLanguage(lambda: {code: vocabulary.PHASE_LETTERS(code) for code in vocabulary.PHASE_LETTERS})
-HOW_LEFT = _ByLanguage(lambda: {code: vocabulary.HOW_LEFT_SHORT(code) for code in vocabulary.HOW_LEFT_SHORT})
-STEP_NAMES = _ByLanguage(lambda: {code: vocabulary.STEPS_SHORT(code) for code in vocabulary.STEPS_SHORT})
+LABELS = ByLanguage[str](lambda: {key: str(text) for key, text in _TEXTS.items()})
+ROLE_LETTERS = ByLanguage(lambda: {code: vocabulary.ROLE_BADGES(code) for code in vocabulary.ROLES} | {"civilian": ""})
+PHASE_LETTERS = ByLanguage(lambda: {code: vocabulary.PHASE_LETTERS(code) for code in vocabulary.PHASE_LETTERS})
+HOW_LEFT = ByLanguage(lambda: {code: vocabulary.HOW_LEFT_SHORT(code) for code in vocabulary.HOW_LEFT_SHORT})
+STEP_NAMES = ByLanguage(lambda: {code: vocabulary.STEPS_SHORT(code) for code in vocabulary.STEPS_SHORT})
 # Ways of leaving that are a removal by the host (F3, F4, X4): the «Удал.» mark.
 REMOVAL_HOWS = frozenset(("fouls", "disqualified", "warnings", "removed"))
 FOUL_MARK = "✕"
-_MARKS = _ByLanguage(lambda: {"removal": str(pgettext_lazy("workbook mark", "У"))})
+_MARKS = ByLanguage(lambda: {"removal": str(pgettext_lazy("workbook mark", "У"))})
 
 
 def removal_mark(lang: str) -> str:
