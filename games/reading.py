@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from django.db.models import TextField
+from django.db.models import Q, TextField
 from django.db.models.functions import Cast
 from django.utils import timezone
 from django.utils.translation import get_language
@@ -238,37 +238,48 @@ def replay_lines(
     return out
 
 
-def tech_pause_start(game: Game) -> dict[str, Any] | None:
+def tech_pause_start(game: Game, as_of: datetime | None = None) -> dict[str, Any] | None:
     """The technical pause (D7) the log ends with: {"seat", "started_at"}, or None.
 
     A pause runs from its `tech_pause` action while that is the last active
     action of the log (it depends only on the revision, so a reader may
-    cache it with the revision: the board does).
+    cache it with the revision: the board does). With `as_of`, the log as it
+    was then (a delayed board frame shows the past).
     """
-    if game.status != "running":
-        return None
-    last = game.actions.filter(undone_at__isnull=True).order_by("-seq").values_list("payload", "created_at").first()
+    if as_of is None and game.status != "running":
+        return None  # (as of a past moment, the caller knows whether it was running then)
+    actions = game.actions.all()
+    if as_of is None:
+        actions = actions.filter(undone_at__isnull=True)
+    else:
+        actions = actions.filter(created_at__lte=as_of).filter(Q(undone_at__isnull=True) | Q(undone_at__gt=as_of))
+    last = actions.order_by("-seq").values_list("payload", "created_at").first()
     if last is None or not isinstance(last[0], dict) or last[0].get("do") != "tech_pause":
         return None
     return {"seat": last[0].get("seat"), "started_at": last[1]}
 
 
 def running_tech_pause(
-    game: Game, now: datetime | None = None, start: dict[str, Any] | None | bool = True
+    game: Game, now: datetime | None = None, start: dict[str, Any] | None | bool = True, *, as_of: bool = False
 ) -> dict[str, Any] | None:
-    """The technical pause (D7) running now, or None.
+    """The technical pause (D7) running at `now` (default: now), or None.
 
     It runs for the regulations' tech_pause seconds from its start
     (`tech_pause_start`; pass `start` when it is already known) unless the
-    host ended it early (`Game.tech_pause_ended_at`). The seat is public:
-    the player asks for the pause aloud.
+    host ended it early (`Game.tech_pause_ended_at`). With `as_of`, `now` is
+    a past moment and the log and the host's end are read as they were then.
+    The seat is public: the player asks for the pause aloud.
     """
-    begun = tech_pause_start(game) if start is True else start
-    if not isinstance(begun, dict) or game.status != "running":
-        return None
     now = now or timezone.now()
+    begun = tech_pause_start(game, as_of=now if as_of else None) if start is True else start
+    if not isinstance(begun, dict) or (game.status != "running" and not as_of):
+        return None
     duration_ms = game_regulations(game).tech_pause * 1000
-    remaining = clock.tech_pause_remaining_ms(begun["started_at"], game.tech_pause_ended_at, duration_ms, now)
+    # As of a past moment, an end the host gave later had not happened yet.
+    ended = game.tech_pause_ended_at
+    if as_of and ended is not None and ended > now:
+        ended = None
+    remaining = clock.tech_pause_remaining_ms(begun["started_at"], ended, duration_ms, now)
     if remaining <= 0:
         return None
     return {

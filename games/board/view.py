@@ -502,20 +502,7 @@ def overlay_scene(*, status: str, phase: str | None, step: str | None, paused: b
 
 def tech_pause_running(game: Game, as_of: datetime | None) -> bool:
     """Whether a technical pause (D7) ran at `as_of` (None: now), by the log as it was then."""
-    if as_of is None:
-        return running_tech_pause(game) is not None
-    last = (
-        GameAction.objects.filter(game=game, created_at__lte=as_of)
-        .filter(Q(undone_at__isnull=True) | Q(undone_at__gt=as_of))
-        .order_by("-seq")
-        .values_list("payload", "created_at")
-        .first()
-    )
-    if last is None or not isinstance(last[0], dict) or last[0].get("do") != "tech_pause":
-        return False
-    ended = game.tech_pause_ended_at if game.tech_pause_ended_at and game.tech_pause_ended_at <= as_of else None
-    duration_ms = game_regulations(game).tech_pause * 1000
-    return clock.tech_pause_remaining_ms(last[1], ended, duration_ms, as_of) > 0
+    return running_tech_pause(game, as_of, as_of=as_of is not None) is not None
 
 
 _NICK_BOUNDARY = re.compile(r"(?<=[_\-.\s])|(?<=[a-zа-яё])(?=[A-ZА-ЯЁ])|(?<=\D)(?=\d)")
