@@ -53,7 +53,7 @@ set -a; . "$ENV_FILE"; set +a
 
 if [ "${NO_INSTALL:-0}" != 1 ]; then
     [ "${NO_PULL:-0}" = 1 ] || as_app git pull --ff-only
-    as_app .venv/bin/pip install --quiet .
+    as_app .venv/bin/pip install --quiet -e .  # as the README installs it
     as_app .venv/bin/python manage.py compilemessages --ignore=.venv --verbosity 0
     as_app .venv/bin/python manage.py migrate --noinput --verbosity 0
     as_app .venv/bin/python manage.py collectstatic --noinput --verbosity 0
