@@ -13,6 +13,12 @@ def role_label(role: str) -> str:
 
 
 @register.filter
+def role_badge(role: str) -> str:
+    """The role's one-letter badge («Ш», «Д», «М»; a civilian has none)."""
+    return vocabulary.ROLE_BADGES(role, default="")
+
+
+@register.filter
 def how_left(how: str) -> str:
     return vocabulary.HOW_LEFT(how)
 
