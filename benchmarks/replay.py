@@ -133,7 +133,7 @@ def service_figures(game: list[dict]) -> None:
     t0 = time.perf_counter()
     game_reading.game_state(record)
     cached = time.perf_counter() - t0
-    reading._STATE_CACHE.clear()  # a worker that has not seen the game yet
+    reading.clear_cache()  # a worker that has not seen the game yet
     t0 = time.perf_counter()
     game_reading.game_state(record)
     cold = time.perf_counter() - t0
