@@ -482,6 +482,9 @@ def run(args: argparse.Namespace) -> None:
     print(
         f"recompute_ratings (all statistics and ratings, DB writes included): best {rb:.2f} s, median {rm:.2f} s  (aim ≤ 10 s at 100,000 games) [cpu {CPU[-1]:.2f} s]"
     )
+    # The last run's phases (process CPU: Python and SQLite; PostgreSQL's own work shows in the wall time only).
+    for name, wall, phase_cpu in book.REBUILD_PHASES:
+        print(f"    {name}: {wall:.2f} s [cpu {phase_cpu:.2f} s]")
     facts_games = list(Game.objects.filter(status=GameStatus.FINISHED).order_by("finished_at", "pk"))
     counted = [f.counted_game() for f in book._facts(facts_games)]
     pb, _pm = timed(lambda: Book().play_all(counted), max(1, min(3, args.repeat)))

@@ -14,11 +14,13 @@ End order: ``Game.finished_at``, then the game id.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from itertools import chain
 from typing import Any
 
 from django.conf import settings
@@ -690,24 +692,46 @@ LINE_COLUMNS = (
 )
 
 
-def recompute(*, batch: int = 20000) -> int:
+# Where the last rebuild spent its time: (phase, wall seconds, process CPU seconds),
+# filled by every ``recompute`` (benchmarks/ratings.py prints it).
+REBUILD_PHASES: list[tuple[str, float, float]] = []
+
+
+class _Phases:
+    def __init__(self) -> None:
+        REBUILD_PHASES.clear()
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+
+    def done(self, name: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        REBUILD_PHASES.append((name, wall - self.wall, cpu - self.cpu))
+        self.wall, self.cpu = wall, cpu
+
+
+def recompute(*, batch: int = 5000) -> int:
     """Rebuild every stored row from the games in end order; returns the games played.
 
-    One streaming read of the result rows in end order (with each seat's player),
-    one read of the night checks, the arithmetic in memory with the same pure
-    functions as the incremental path (``Book.play``, ``seat_counts``), and bulk
-    writes: the distinct statistics lines and the (seat, line, ratings) pairs go
-    to temporary tables (few values per row; COPY on PostgreSQL), then one
-    INSERT … SELECT for the player-game rows, with its secondary indexes (and on
-    PostgreSQL its foreign keys) dropped around it and built again after it in
-    one pass each; the month and totals rows are summed in memory. All inside
-    one transaction.
+    Python does what only it may do: play the counted games in end order with the
+    same pure rating as the incremental path (``Book.play``), and compute each
+    distinct statistics line once (``seat_counts``). The database does the rest
+    in bulk: the night checks summed per seat, the distinct lines of all seats
+    (result columns and checks: a few thousand for a million seats), each seat's
+    line found by a join, and the month and totals rows summed with GROUP BY
+    from the player-game rows (integer sums: the same as the incremental path's).
+    Python reads one wide row per game (each seat's player and side, in end order
+    from a temporary ordering table: no sort of a million rows) and writes one
+    wide row per game (each seat's rating before and after, and the game's
+    month) to a temporary table (COPY on PostgreSQL): a tenth of the rows a row
+    per seat would be, and the per-row cost is most of an insert's. One
+    INSERT … SELECT writes the player-game rows, with that table's secondary
+    indexes (and on PostgreSQL its foreign keys) dropped around it and built
+    again after it in one pass each. All inside one transaction.
     """
     from players.services import name_index
 
     postgres = connection.vendor == "postgresql"
-    settings_ = rating_settings()
-    with transaction.atomic(), _big_page_cache():
+    phases = _Phases()
+    with _sqlite_bulk_settings(), transaction.atomic(), _bulk_load(PlayerGame, postgres):
         _empty_stored_tables(postgres)
         games_sql, params = rebuild_games_sql()
         with connection.cursor() as cursor:
@@ -716,144 +740,101 @@ def recompute(*, batch: int = 20000) -> int:
         if not games:
             return 0
         _link_unlinked_seats(name_index())
-        checks = _all_checks()
-        _create_rebuild_tables(postgres)
-        book = Book(settings=settings_)
-        lines: dict[tuple[Any, ...], int] = {}
-        line_rows: list[tuple[Any, ...]] = []
-        line_counts: list[list[tuple[int, int]]] = []  # per line: its non-zero counters (index, value)
-        # Per month (looked up once per game, not per seat): player * LINE_SPAN + line
-        # -> seats (an int key: no tuple to hash a million times), and player ->
-        # [counted games, rating before the first, rating after the last].
-        months: dict[date, dict[int, int]] = {}
-        month_ratings: dict[date, dict[int, list[Any]]] = {}
+        slots = _seat_slots()
+        _create_rebuild_tables(postgres, slots)
+        _copy_rows("players_rebuild_order", ["ord", "game_id"], list(enumerate(g[0] for g in games)), postgres)
+        _fill_rebuild_checks()
+        _analyze_temporary(postgres, "players_rebuild_order", "players_rebuild_check")
+        _fill_rebuild_lines(postgres)
+        phases.done("games, links, checks, distinct lines")
+        book = Book(settings=rating_settings())
         ratings, initial = book.ratings, book.settings.initial
-        seats_out: list[tuple[Any, ...]] = []
+        wide: list[tuple[Any, ...]] = []
         rated_out: list[tuple[Any, ...]] = []
-        month_cache: dict[Any, date] = {}
-        stream = _seat_stream()
-        pending = next(stream, None)
-        for game_id, at, winner, ppk, counted in games:
-            seats = []
-            while pending is not None and pending[0] == game_id:
-                seats.append(pending)
-                pending = next(stream, None)
-            day = str(at)[:10]  # the UTC day (SQLite gives text, PostgreSQL a datetime in UTC)
-            month = month_cache.get(day)
-            if month is None:
-                month = month_of(at)
-                # A UTC day lies in one local month unless it is near a month's edge.
-                if 2 < int(day[8:10]) < 27:
-                    month_cache[day] = month
-            in_month = months.get(month)
-            if in_month is None:
-                in_month = months[month] = {}
-                month_ratings[month] = {}
-            red: list[int | None] = []
-            black: list[int | None] = []
-            seat_lines = []
-            for row in seats:
-                seat_no, pid, result = row[1], row[2], row[3:]
-                # Only the Sheriff's and the Don's lines depend on checks.
-                captain = result[0] in CAPTAINS
-                key = (*result, checks.get((game_id, seat_no), ())) if captain else result
-                line = lines.get(key)
-                if line is None:
-                    line = lines[key] = len(line_rows)
-                    made = key[-1] if captain else ()
-                    counts = seat_counts(
-                        dict(zip(LINE_COLUMNS, result, strict=True), seat_no=seat_no),
-                        [{"kind": k, "actor_seat": seat_no, "result": r} for k, r in made],
-                    )
-                    line_rows.append((line, result[0], result[1], bool(result[2]), *counts))
-                    line_counts.append([(i, v) for i, v in enumerate(counts) if v])
-                (black if result[1] == BLACK else red).append(pid)
-                if pid is not None:
-                    seat_lines.append((seat_no, pid, line))
-                    k = pid * LINE_SPAN + line
-                    in_month[k] = in_month.get(k, 0) + 1
-            if counted:
-                before = [ratings.get(pid, initial) for _s, pid, _l in seat_lines]
-                result_rating, after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
-                rated_out.append(
-                    (
-                        game_id,
-                        at,
-                        result_rating.base_rate,
-                        result_rating.red_mean,
-                        result_rating.black_mean,
-                        result_rating.expected_red,
-                        result_rating.red_score,
-                        result_rating.red_delta,
-                        after.games,
-                        after.red_score,
-                    )
-                )
-                rated_in_month = month_ratings[month]
-                for (seat_no, pid, line), r_before in zip(seat_lines, before, strict=True):
-                    r_after = ratings[pid]
-                    mr = rated_in_month.get(pid)
-                    if mr is None:
-                        rated_in_month[pid] = [1, r_before, r_after]
-                    else:
-                        mr[0] += 1
-                        mr[2] = r_after
-                    seats_out.append((game_id, seat_no, pid, line, r_before, r_after))
-            else:
-                seats_out.extend((game_id, seat_no, pid, line, None, None) for seat_no, pid, line in seat_lines)
-            if len(seats_out) >= batch:
-                _copy_rows("players_rebuild_seat", REBUILD_SEAT_COLUMNS, seats_out, postgres)
-                seats_out = []
-        _copy_rows("players_rebuild_seat", REBUILD_SEAT_COLUMNS, seats_out, postgres)
-        _copy_rows("players_rebuild_line", REBUILD_LINE_COLUMNS, line_rows, postgres)
-        _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
-        with _bulk_load(PlayerGame, postgres):
-            _insert_player_games()
-        # A month's sums from its (player, month, line) counts; a player's totals from his months.
-        n = len(COUNTERS)
-        per_month: dict[tuple[int, date], list[int]] = {}
-        for month, in_month in months.items():
-            for k, times in in_month.items():
-                pid, line = divmod(k, LINE_SPAN)
-                into = per_month.get((pid, month))
-                if into is None:
-                    into = per_month[(pid, month)] = [0] * n
-                for i, v in line_counts[line]:
-                    into[i] += v * times
-        per_player: dict[int, list[int]] = {}
-        rated_games: dict[int, int] = {}
-        for (pid, month), month_counts in per_month.items():
-            mine = per_player.get(pid)
-            per_player[pid] = (
-                month_counts.copy() if mine is None else [a + b for a, b in zip(mine, month_counts, strict=True)]
-            )
-            mr = month_ratings[month].get(pid)
-            if mr is not None:
-                rated_games[pid] = rated_games.get(pid, 0) + mr[0]
-        _copy_rows(
-            PlayerStats._meta.db_table,
-            [_column(PlayerStats, c) for c in STATS_COLUMNS],
-            [(pid, ratings.get(pid), rated_games.get(pid, 0), *counts) for pid, counts in per_player.items()],
-            postgres,
-        )
-        db_month = {m: _db_date(m) for m in months}
-        _copy_rows(
-            PlayerMonth._meta.db_table,
-            [_column(PlayerMonth, c) for c in MONTH_COLUMNS],
-            [
-                (pid, db_month[month], *(month_ratings[month].get(pid) or (0, None, None)), *counts)
-                for (pid, month), counts in sorted(per_month.items())
-            ],
-            postgres,
-        )
+        month_rows: list[
+            tuple[Any, ...]
+        ] = []  # (player, month, rating before his first counted game of it, after his last)
+        month_cache: dict[str, date] = {}
+        month: date | None = None
+        db_month: Any = None
+        month_start: dict[int, float] = {}
+        played: set[int] = set()  # who played a counted game this month
+
+        def close_month() -> None:
+            # A rating changes only in counted games, so his rating before his first
+            # counted game of the month is the one he had when the month began, and
+            # the one after his last is the one he has when it ends.
+            month_rows.extend((pid, db_month, month_start.get(pid, initial), ratings[pid]) for pid in played)
+
+        columns = _wide_columns(slots)
         with connection.cursor() as cursor:
-            cursor.execute("DROP TABLE players_rebuild_seat")
-            cursor.execute("DROP TABLE players_rebuild_line")
-            if postgres:
-                # Fresh statistics for the pages' plans (autovacuum would come later).
-                cursor.execute(
-                    f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}"
-                )
+            cursor.execute(_team_stream_sql(slots))
+            stream = chain.from_iterable(iter(lambda: cursor.fetchmany(5000), []))
+            phases.done("team stream query")
+            for (game_id, at, winner, ppk, counted), seats in zip(games, stream, strict=True):
+                day = str(at)[:10]  # the UTC day (SQLite gives text, PostgreSQL a datetime in UTC)
+                at_month = month_cache.get(day)
+                if at_month is None:
+                    at_month = month_of(at)
+                    # A UTC day lies in one local month unless it is near a month's edge.
+                    if 2 < int(day[8:10]) < 27:
+                        month_cache[day] = at_month
+                if at_month != month:
+                    if month is not None:
+                        close_month()
+                    month, db_month = at_month, _db_date(at_month)
+                    month_start, played = dict(ratings), set()
+                if not counted:
+                    wide.append((game_id, db_month))
+                else:
+                    # seats: game id, then per seat slot its player and 1 for black, 0 for red (None: no seat).
+                    pids, sides = seats[1::2], seats[2::2]
+                    red = [p for p, side in zip(pids, sides, strict=True) if side == 0]
+                    black = [p for p, side in zip(pids, sides, strict=True) if side == 1]
+                    seated = [None if side is None else p for p, side in zip(pids, sides, strict=True)]
+                    before = [None if p is None else ratings.get(p, initial) for p in seated]
+                    result, after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
+                    wide.append((game_id, db_month, *before, *(None if p is None else ratings[p] for p in seated)))
+                    played.update(p for p in seated if p is not None)
+                    rated_out.append(
+                        (
+                            game_id,
+                            at,
+                            result.base_rate,
+                            result.red_mean,
+                            result.black_mean,
+                            result.expected_red,
+                            result.red_score,
+                            result.red_delta,
+                            after.games,
+                            after.red_score,
+                        )
+                    )
+                if len(wide) >= batch:
+                    _copy_rows("players_rebuild_game", columns, wide, postgres, pad=True)
+                    wide = []
+        close_month()
+        _copy_rows("players_rebuild_game", columns, wide, postgres, pad=True)
+        _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
+        _copy_rows("players_rebuild_month", ["player_id", "month", "rating_first", "rating_last"], month_rows, postgres)
+        _copy_rows("players_rebuild_rating", ["player_id", "rating"], list(ratings.items()), postgres)
+        _analyze_temporary(postgres, *REBUILD_TABLES)
+        phases.done("ratings in memory, wide rows written")
+        _insert_player_games(slots)
+        phases.done("player-game rows inserted")
+        _insert_months_and_totals()
+        with connection.cursor() as cursor:
+            for table in REBUILD_TABLES:
+                cursor.execute(f"DROP TABLE {table}")
+        phases.done("month and totals rows")
+    phases.done("indexes and foreign keys rebuilt, commit")
+    if postgres:
+        with connection.cursor() as cursor:
+            # Fresh statistics for the pages' plans (autovacuum would come later).
+            cursor.execute(
+                f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}"
+            )
+        phases.done("analyze")
     return len(games)
 
 
@@ -916,67 +897,199 @@ def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
 
 
 @contextmanager
-def _big_page_cache() -> Iterator[None]:
-    """SQLite keeps 2 MB of pages by default: the player-game table's indexes take
-    rows in player order, not in end order, and would go to disk page by page."""
+def _sqlite_bulk_settings() -> Iterator[None]:
+    """SQLite settings for the rebuild's duration (the connection's own, restored
+    after): 256 MB of page cache (2 MB by default: the player-game table's indexes
+    take rows in player order, not in end order, and would go to disk page by
+    page), and temporary tables and sorts in memory (SQLite changes that only
+    outside a transaction: not when the rebuild runs inside a caller's). The
+    journal stays WAL and synchronous stays as configured: the rebuild commits
+    like any write."""
     if connection.vendor != "sqlite":
         yield
         return
+    settings_ = {"cache_size": "-262144"}
+    if not connection.in_atomic_block:
+        settings_["temp_store"] = "2"
+    old = {}
     with connection.cursor() as cursor:
-        cursor.execute("PRAGMA cache_size")
-        (old,) = cursor.fetchone()
-        cursor.execute("PRAGMA cache_size = -262144")
+        for name, value in settings_.items():
+            cursor.execute(f"PRAGMA {name}")
+            (old[name],) = cursor.fetchone()
+            cursor.execute(f"PRAGMA {name} = {value}")
     try:
         yield
     finally:
         with connection.cursor() as cursor:
-            cursor.execute(f"PRAGMA cache_size = {int(old)}")
+            for name, value in old.items():
+                cursor.execute(f"PRAGMA {name} = {int(value)}")
 
 
-REBUILD_SEAT_COLUMNS = ["game_id", "seat_no", "player_id", "line_id", "rating_before", "rating_after"]
-REBUILD_LINE_COLUMNS = ["line_id", "role", "team", "won", *COUNTERS]
+REBUILD_TABLES = (
+    "players_rebuild_order",
+    "players_rebuild_game",
+    "players_rebuild_line",
+    "players_rebuild_check",
+    "players_rebuild_month",
+    "players_rebuild_rating",
+)
+# A line's key beside LINE_COLUMNS: the Sheriff's or the Don's checks made from
+# the seat (of the seat's own role: seat_counts counts no other), and how many
+# found what they look for (a black; the Sheriff) — all of the checks a line depends on.
+CHECK_KEY = ("k_checks", "k_check_hits")
 
 
-CAPTAINS = ("sheriff", "don")
-LINE_SPAN = 1 << 40  # player * LINE_SPAN + line: a (player, line) pair as one int (fewer lines than this, always)
+def _analyze_temporary(postgres: bool, *tables: str) -> None:
+    """PostgreSQL never analyzes temporary tables by itself: without their sizes the
+    planner took the million-row join's plan for a join of small tables (80 s instead of seconds)."""
+    if postgres:
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {', '.join(tables)}")
 
 
-def _add_line(into: list[int], nonzero: list[tuple[int, int]], times: int) -> None:
-    for i, v in nonzero:
-        into[i] += v * times
-
-
-def _seat_stream() -> Iterator[tuple[Any, ...]]:
-    """Every finished game's result rows, in end order (seat order within a game):
-    (game_id, seat_no, seat's player, *LINE_COLUMNS), read in chunks from one cursor."""
+def _seat_slots() -> int:
+    """The highest seat number of any result row (a wide row has a slot per seat)."""
     q = connection.ops.quote_name
-    r, g, s = q(SeatResult._meta.db_table), q(Game._meta.db_table), q(GameSeat._meta.db_table)
-    gid, seat = q(_column(SeatResult, "game_id")), q(_column(SeatResult, "seat_no"))
-    cols = ", ".join(f"r.{q(_column(SeatResult, c))}" for c in LINE_COLUMNS)
-    sql = (
-        f"SELECT r.{gid}, r.{seat}, s.{q(_column(GameSeat, 'player_id'))}, {cols} FROM {r} r "
-        f"JOIN {g} g ON g.{q('id')} = r.{gid} "
-        f"LEFT JOIN {s} s ON s.{q(_column(GameSeat, 'game_id'))} = r.{gid} AND s.{q(_column(GameSeat, 'seat_no'))} = r.{seat} "
-        f"WHERE g.{q('status')} = %s AND g.{q('finished_at')} IS NOT NULL ORDER BY g.{q('finished_at')}, g.{q('id')}, r.{seat}"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [GameStatus.FINISHED])
-        while chunk := cursor.fetchmany(10000):
-            yield from chunk
+        cursor.execute(f"SELECT MAX({q(_column(SeatResult, 'seat_no'))}) FROM {q(SeatResult._meta.db_table)}")
+        (top,) = cursor.fetchone()
+    return max(1, int(top or 0))
 
 
-def _all_checks() -> dict[tuple[int, int], tuple[tuple[str, str], ...]]:
-    """(game, actor seat) -> the Sheriff's or Don's checks he made: (kind, result)."""
+def _wide_columns(slots: int) -> list[str]:
+    """A game's wide row: its id and month, each seat's rating before, then after (None: not counted)."""
+    return ["game_id", "month", *(f"rb{i}" for i in range(1, slots + 1)), *(f"ra{i}" for i in range(1, slots + 1))]
+
+
+def _sql_type(model: Any, name: str) -> str:
+    """The temporary tables' type of a result column (same kind as the model's, so joins compare alike)."""
+    f = model._meta.get_field(name)
+    kind = f.get_internal_type()
+    if kind == "BooleanField":
+        return "BOOLEAN"
+    if kind == "CharField":
+        return f"VARCHAR({f.max_length})"
+    return "INTEGER"
+
+
+def _create_rebuild_tables(postgres: bool, slots: int) -> None:
+    temp = "CREATE TEMPORARY TABLE"
+    tail = " ON COMMIT DROP" if postgres else ""
     q = connection.ops.quote_name
-    cols = ", ".join(q(_column(NightAction, c)) for c in ("game_id", "actor_seat", "kind", "result"))
-    sql = f"SELECT {cols} FROM {q(NightAction._meta.db_table)} WHERE {q('kind')} IN (%s, %s) AND {q('actor_seat')} IS NOT NULL ORDER BY {q('id')}"
-    out: dict[tuple[int, int], list[tuple[str, str]]] = defaultdict(list)
+    key = ", ".join(f"k_{c} {_sql_type(SeatResult, c)} NOT NULL" for c in LINE_COLUMNS)
+    counters = ", ".join(f"{q(c)} INTEGER NOT NULL" for c in COUNTERS)
+    ratings = ", ".join(f"{c}{i} DOUBLE PRECISION" for c in ("rb", "ra") for i in range(1, slots + 1))
     with connection.cursor() as cursor:
-        cursor.execute(sql, ["sheriff_check", "don_check"])
-        for game_id, actor, kind, result in cursor.fetchall():
-            out[(game_id, actor)].append((kind, result))
-    # Sorted: the line depends on how many checks of each result, not on their order.
-    return {k: tuple(sorted(v)) for k, v in out.items()}
+        for table in REBUILD_TABLES:
+            cursor.execute(f"DROP TABLE IF EXISTS {table}")
+        cursor.execute(f"{temp} players_rebuild_order (ord INTEGER PRIMARY KEY, game_id BIGINT NOT NULL){tail}")
+        cursor.execute(
+            f"{temp} players_rebuild_check (game_id BIGINT NOT NULL, actor_seat INTEGER NOT NULL, "
+            f"sheriff_checks INTEGER NOT NULL, sheriff_hits INTEGER NOT NULL, don_checks INTEGER NOT NULL, don_hits INTEGER NOT NULL, "
+            f"PRIMARY KEY (game_id, actor_seat)){tail}"
+        )
+        cursor.execute(
+            f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, {key}, k_checks INTEGER NOT NULL, k_check_hits INTEGER NOT NULL, {counters}){tail}"
+        )
+        cursor.execute(
+            f"{temp} players_rebuild_game (game_id BIGINT PRIMARY KEY, month DATE NOT NULL, {ratings}){tail}"
+        )
+        cursor.execute(
+            f"{temp} players_rebuild_month (player_id BIGINT NOT NULL, month DATE NOT NULL, rating_first DOUBLE PRECISION, "
+            f"rating_last DOUBLE PRECISION, PRIMARY KEY (player_id, month)){tail}"
+        )
+        cursor.execute(
+            f"{temp} players_rebuild_rating (player_id BIGINT PRIMARY KEY, rating DOUBLE PRECISION NOT NULL){tail}"
+        )
+
+
+def _fill_rebuild_checks() -> None:
+    """The Sheriff's and the Don's night checks summed per (game, seat that made them)."""
+    q = connection.ops.quote_name
+    kind, result = q(_column(NightAction, "kind")), q(_column(NightAction, "result"))
+    gid, actor = q(_column(NightAction, "game_id")), q(_column(NightAction, "actor_seat"))
+
+    def count(check: str, hit: str | None = None) -> str:
+        found = f" AND {result} = '{hit}'" if hit else ""
+        return f"SUM(CASE WHEN {kind} = '{check}'{found} THEN 1 ELSE 0 END)"
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO players_rebuild_check SELECT {gid}, {actor}, {count('sheriff_check')}, {count('sheriff_check', 'black')}, "
+            f"{count('don_check')}, {count('don_check', 'sheriff')} FROM {q(NightAction._meta.db_table)} "
+            f"WHERE {kind} IN ('sheriff_check', 'don_check') AND {actor} IS NOT NULL GROUP BY {gid}, {actor}"
+        )
+
+
+def _line_keys() -> list[str]:
+    """Each line key column's expression (LINE_COLUMNS, then CHECK_KEY) over a result
+    row r and its seat's summed checks c (LEFT JOIN players_rebuild_check)."""
+    q = connection.ops.quote_name
+    role = f"r.{q(_column(SeatResult, 'role'))}"
+
+    def of_role(sheriff: str, don: str) -> str:
+        return (
+            f"CASE {role} WHEN 'sheriff' THEN COALESCE(c.{sheriff}, 0) WHEN 'don' THEN COALESCE(c.{don}, 0) ELSE 0 END"
+        )
+
+    keys = [f"r.{q(_column(SeatResult, c))}" for c in LINE_COLUMNS]
+    return [*keys, of_role("sheriff_checks", "don_checks"), of_role("sheriff_hits", "don_hits")]
+
+
+def _checks_join() -> str:
+    q = connection.ops.quote_name
+    gid, seat = f"r.{q(_column(SeatResult, 'game_id'))}", f"r.{q(_column(SeatResult, 'seat_no'))}"
+    return f"LEFT JOIN players_rebuild_check c ON c.game_id = {gid} AND c.actor_seat = {seat}"
+
+
+def _fill_rebuild_lines(postgres: bool) -> None:
+    """The distinct statistics lines of the seats of the rebuilt games (SELECT
+    DISTINCT), each's counters computed once with players/statistics.py
+    ``seat_counts``, written to the lines table with a unique index on the key
+    for the seats' join."""
+    q = connection.ops.quote_name
+    keys = _line_keys()
+    gid = f"r.{q(_column(SeatResult, 'game_id'))}"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT DISTINCT {', '.join(keys)} FROM {q(SeatResult._meta.db_table)} r "
+            f"JOIN players_rebuild_order o ON o.game_id = {gid} {_checks_join()}"
+        )
+        distinct = cursor.fetchall()
+    n = len(LINE_COLUMNS)
+    rows = []
+    for line, key in enumerate(distinct):
+        result = dict(zip(LINE_COLUMNS, key[:n], strict=True), seat_no=0)
+        checks, hits = key[n:]
+        # As many checks as the seat made of its role's kind, `hits` of them finding what they look for.
+        kind, hit, miss = (
+            ("sheriff_check", "black", "red") if result["role"] == "sheriff" else ("don_check", "sheriff", "")
+        )
+        made = [{"kind": kind, "actor_seat": 0, "result": hit if i < hits else miss} for i in range(checks)]
+        rows.append((line, *key, *seat_counts(result, made)))
+    columns = ["line_id", *(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY, *(q(c) for c in COUNTERS)]
+    _copy_rows("players_rebuild_line", columns, rows, postgres)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"CREATE UNIQUE INDEX players_rebuild_line_key ON players_rebuild_line ({', '.join(columns[1 : 1 + n + len(CHECK_KEY)])})"
+        )
+
+
+def _team_stream_sql(slots: int) -> str:
+    """One row per rebuilt game, in end order (the ordering table's: no sort of the
+    seats): its id, then per seat slot the seat's player and 1 for black, 0 for
+    red (None, None: no result row for that seat)."""
+    q = connection.ops.quote_name
+    r_table, s_table = q(SeatResult._meta.db_table), q(GameSeat._meta.db_table)
+    r_gid, r_seat, team = (q(_column(SeatResult, c)) for c in ("game_id", "seat_no", "team"))
+    s_gid, s_seat, s_pid = (q(_column(GameSeat, c)) for c in ("game_id", "seat_no", "player_id"))
+    cols, joins = [], []
+    for i in range(1, slots + 1):
+        cols.append(f"s{i}.{s_pid}")
+        cols.append(f"CASE WHEN r{i}.{team} = 'black' THEN 1 WHEN r{i}.{r_gid} IS NOT NULL THEN 0 END")
+        joins.append(f"LEFT JOIN {r_table} r{i} ON r{i}.{r_gid} = o.game_id AND r{i}.{r_seat} = {i}")
+        joins.append(f"LEFT JOIN {s_table} s{i} ON s{i}.{s_gid} = o.game_id AND s{i}.{s_seat} = {i}")
+    return f"SELECT o.game_id, {', '.join(cols)} FROM players_rebuild_order o {' '.join(joins)} ORDER BY o.ord"
 
 
 def _link_unlinked_seats(index: NameIndex) -> None:
@@ -991,24 +1104,16 @@ def _link_unlinked_seats(index: NameIndex) -> None:
         _link_seats(ids[start : start + 5000], index)
 
 
-def _create_rebuild_tables(postgres: bool) -> None:
-    temp = "CREATE TEMPORARY TABLE"
-    tail = " ON COMMIT DROP" if postgres else ""
-    counters = ", ".join(f"{connection.ops.quote_name(c)} INTEGER NOT NULL" for c in COUNTERS)
-    with connection.cursor() as cursor:
-        cursor.execute("DROP TABLE IF EXISTS players_rebuild_seat")
-        cursor.execute("DROP TABLE IF EXISTS players_rebuild_line")
-        cursor.execute(
-            f"{temp} players_rebuild_seat (game_id BIGINT NOT NULL, seat_no INTEGER NOT NULL, player_id BIGINT NOT NULL, line_id INTEGER NOT NULL, rating_before DOUBLE PRECISION, rating_after DOUBLE PRECISION){tail}"
-        )
-        cursor.execute(
-            f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, role VARCHAR(16) NOT NULL, team VARCHAR(8) NOT NULL, won BOOLEAN NOT NULL, {counters}){tail}"
-        )
-
-
-def _copy_rows(table: str, columns: list[str], rows: list[tuple[Any, ...]], postgres: bool) -> None:
+def _copy_rows(
+    table: str, columns: list[str], rows: Sequence[Sequence[Any]], postgres: bool, *, pad: bool = False
+) -> None:
+    """Rows into a table in bulk: COPY on PostgreSQL, one prepared INSERT
+    (executemany) on SQLite. `pad`: short rows end in None (an uncounted game's wide row)."""
     if not rows:
         return
+    width = len(columns)
+    if pad:
+        rows = [row if len(row) == width else (*row, *([None] * (width - len(row)))) for row in rows]
     with connection.cursor() as cursor:
         if postgres:
             raw = cursor.cursor  # the psycopg cursor: COPY, the bulk path of PostgreSQL
@@ -1016,27 +1121,65 @@ def _copy_rows(table: str, columns: list[str], rows: list[tuple[Any, ...]], post
                 for row in rows:
                     copy.write_row(row)
         else:
-            cursor.executemany(
-                f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * len(columns))})", rows
-            )
+            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * width)})", rows)
 
 
-def _insert_player_games() -> None:
-    """The stored player-game rows from the temporary (seat, line) pairs: one statement."""
+def _insert_player_games(slots: int) -> None:
+    """The stored player-game rows, one statement: every linked seat's result row of
+    a rebuilt game, its line (joined on the key), its ratings from the game's wide row."""
     q = connection.ops.quote_name
+    r_gid, r_seat = (f"r.{q(_column(SeatResult, c))}" for c in ("game_id", "seat_no"))
+
+    def by_seat(prefix: str) -> str:
+        return f"CASE {r_seat} {' '.join(f'WHEN {i} THEN t.{prefix}{i}' for i in range(1, slots + 1))} END"
+
     target = ", ".join(q(_column(PlayerGame, c)) for c in PG_COLUMNS)
     source = {
-        "player_id": "t.player_id", "game_id": "t.game_id", "seat_no": "t.seat_no", "finished_at": f"g.{q('finished_at')}",
-        "role": "l.role", "team": "l.team", "won": "l.won", "rated": "t.rating_after IS NOT NULL",
-        "rating_before": "t.rating_before", "rating_after": "t.rating_after",
+        "player_id": f"s.{q(_column(GameSeat, 'player_id'))}", "game_id": r_gid, "seat_no": r_seat,
+        "finished_at": f"g.{q('finished_at')}", "rated": f"{by_seat('ra')} IS NOT NULL",
+        "rating_before": by_seat("rb"), "rating_after": by_seat("ra"),
+        "role": "l.k_role", "team": "l.k_team", "won": "l.k_won",
     }  # fmt: skip
     values = ", ".join(source.get(c, f"l.{q(c)}") for c in PG_COLUMNS)
+    names = [*(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY]
+    on = " AND ".join(f"l.{name} = {expr}" for name, expr in zip(names, _line_keys(), strict=True))
     sql = (
-        f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT {values} FROM players_rebuild_seat t "
-        f"JOIN players_rebuild_line l ON l.line_id = t.line_id JOIN {q(Game._meta.db_table)} g ON g.{q('id')} = t.game_id"
+        f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT {values} "
+        f"FROM {q(SeatResult._meta.db_table)} r JOIN players_rebuild_game t ON t.game_id = {r_gid} "
+        f"JOIN {q(GameSeat._meta.db_table)} s ON s.{q(_column(GameSeat, 'game_id'))} = {r_gid} AND s.{q(_column(GameSeat, 'seat_no'))} = {r_seat} "
+        f"JOIN {q(Game._meta.db_table)} g ON g.{q('id')} = {r_gid} {_checks_join()} "
+        f"JOIN players_rebuild_line l ON {on} "
+        f"WHERE s.{q(_column(GameSeat, 'player_id'))} IS NOT NULL"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql)
+
+
+def _insert_months_and_totals() -> None:
+    """The month rows: each player's player-game rows summed per month of the game
+    (GROUP BY; the month of each game from its wide row), with the month's first
+    and last rating from the rebuild; then the totals rows: his month rows summed,
+    with his rating after his last counted game."""
+    q = connection.ops.quote_name
+    pg, month, stats = (q(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats))
+    pid, gid, rated = (q(_column(PlayerGame, c)) for c in ("player_id", "game_id", "rated"))
+    sums = ", ".join(f"SUM(p.{q(c)}) AS {q(c)}" for c in COUNTERS)
+    counters = ", ".join(f"a.{q(c)}" for c in COUNTERS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {month} ({', '.join(q(_column(PlayerMonth, c)) for c in MONTH_COLUMNS)}) "
+            f"SELECT a.pid, a.month, a.rated_games, m.rating_first, m.rating_last, {counters} FROM ("
+            f"SELECT p.{pid} AS pid, t.month AS month, SUM(CASE WHEN p.{rated} THEN 1 ELSE 0 END) AS rated_games, {sums} "
+            f"FROM {pg} p JOIN players_rebuild_game t ON t.game_id = p.{gid} GROUP BY p.{pid}, t.month) a "
+            f"LEFT JOIN players_rebuild_month m ON m.player_id = a.pid AND m.month = a.month"
+        )
+        m_pid = q(_column(PlayerMonth, "player_id"))
+        cursor.execute(
+            f"INSERT INTO {stats} ({', '.join(q(_column(PlayerStats, c)) for c in STATS_COLUMNS)}) "
+            f"SELECT a.pid, r.rating, a.rated_games, {counters} FROM ("
+            f"SELECT {m_pid} AS pid, SUM({q('rated_games')}) AS rated_games, {', '.join(f'SUM({q(c)}) AS {q(c)}' for c in COUNTERS)} "
+            f"FROM {month} GROUP BY {m_pid}) a LEFT JOIN players_rebuild_rating r ON r.player_id = a.pid"
+        )
 
 
 def _db_datetime(value: datetime) -> Any:

@@ -175,14 +175,18 @@ class Book:
 
     def play(self, game: CountedGame) -> tuple[GameRating, SideTotals]:
         """Apply one game; returns its rating and the totals after it."""
-        red = [self.rating(p) for p in game.teams.get(RED, [])]
-        black = [self.rating(p) for p in game.teams.get(BLACK, [])]
+        # ``rating`` and ``GameRating.delta`` spelled out inline: a rebuild plays
+        # a hundred thousand games, and a call per seat was most of its cost.
+        ratings, initial = self.ratings, self.settings.initial
+        red_ids, black_ids = game.teams.get(RED, ()), game.teams.get(BLACK, ())
+        red = [initial if p is None else ratings.get(p, initial) for p in red_ids]
+        black = [initial if p is None else ratings.get(p, initial) for p in black_ids]
         score = red_score(game.winner, game.ppk)
         result = rate_game(red, black, score, self.totals, self.settings)
-        for team in (RED, BLACK):
-            for p in game.teams.get(team, []):
+        for ids, delta in ((red_ids, result.red_delta), (black_ids, result.black_delta)):
+            for p in ids:
                 if p is not None:
-                    self.ratings[p] = self.rating(p) + result.delta(team)
+                    ratings[p] = ratings.get(p, initial) + delta
         self.totals = self.totals.plus(score)
         return result, self.totals
 

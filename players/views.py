@@ -13,13 +13,13 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils import formats, timezone
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from games import vocabulary
 from games.rules.nicknames import nickname_sort_key
-from players import chart, decisions, discipline, leaderboard, services, trust
+from players import chart, decisions, discipline, leaderboard, page_rows, services, trust
 from players.leaderboard import TABS, Filters
 from players.models import (
     DisciplineRecord,
@@ -140,7 +140,8 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # The n-th counted game's point carries the typical error after n games.
     rated = [(n, at, float(r)) for n, (at, r, _g) in enumerate(history, start=1) if r is not None]
     shown = rated[-chart.MAX_POINTS :]  # the chart draws the latest points only: only those get a date label
-    points = [chart.Point(formats.date_format(at, "SHORT_DATE_FORMAT"), r) for _n, at, r in shown]
+    day = page_rows.short_dates(local=False)
+    points = [chart.Point(day(at), r) for _n, at, r in shown]
     band = [uncertainty(n) for n, _at, _r in shown]
     svg = ""
     if points:
@@ -157,10 +158,6 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         .defer("game__public_state", "game__regulations")
         .order_by("-finished_at", "-game_id")[:100]
     )
-    for g in games:
-        g.delta = (  # type: ignore[attr-defined]
-            (g.rating_after - g.rating_before) if g.rating_after is not None and g.rating_before is not None else None
-        )
     per_game = line.fouls / line.games if line.games else None
     return render(
         request,
@@ -177,8 +174,8 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "roles": role_rows(line),
             "fouls_per_game": per_game,
             "chart": svg,
-            "history": [(formats.date_format(at, "SHORT_DATE_FORMAT"), r, g) for at, r, g in history[-50:]][::-1],
-            "games": games,
+            "history": page_rows.history_rows([(day(at), r, g) for at, r, g in history[-50:]][::-1]),
+            "games": page_rows.game_rows(games),
             "aliases": list(player.aliases.all()),
             "merges": list(player.merges.all()),
             "duplicates": decisions.duplicate_suggestions(player)
@@ -263,7 +260,7 @@ def ratings(request: HttpRequest) -> HttpResponse:
     base.pop("page", None)
     base.pop("fragment", None)
     ctx: dict[str, Any] = {
-        "rows": rows,
+        "rows": page_rows.leaderboard_rows(rows, tab=f.tab, season=f.season),
         "count": count,
         "f": f,
         "tabs": [(t, _tab_label(t)) for t in TABS],

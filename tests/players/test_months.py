@@ -195,7 +195,7 @@ def test_a_failed_rebuild_keeps_the_old_rows_and_the_indexes(host, monkeypatch):
     with connection.cursor() as cursor:
         indexes = set(connection.introspection.get_constraints(cursor, PlayerGame._meta.db_table))
 
-    def broken() -> None:
+    def broken(*_args: object) -> None:
         raise RuntimeError("disk full")
 
     monkeypatch.setattr(book, "_insert_player_games", broken)
