@@ -181,10 +181,14 @@ class InviteWork:
 
 def invite_work() -> InviteWork:
     pending = list(BlackInvite.objects.filter(state=InviteState.PENDING, game__status=GameStatus.RUNNING))
+    # Over means finished or annulled: the invites are planned at the roles (S2), while the game is
+    # still in setup, and wait there for its start (taken for over, they were revoked unsent).
     over = list(
         BlackInvite.objects.filter(
-            state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED], removed_at__isnull=True
-        ).exclude(game__status=GameStatus.RUNNING)
+            state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED],
+            removed_at__isnull=True,
+            game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED],
+        )
     )
     ids = {i.game_id for i in pending + over}
     controls = {c.game_id: c for c in VoiceControl.objects.filter(game_id__in=ids)}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +29,7 @@ from games import reading as game_reading
 from games import services as game_services
 
 from .helpers import ROLES, harness_intents, prove, user_id
+from .voice_harness import FakeInvite, FakeResponse, VoiceServer
 
 # --- the pure plan -----------------------------------------------------------------------------
 
@@ -81,77 +81,6 @@ def test_presence_changes_name_leaving_returning_and_deafening():
 
 
 # --- the harness -----------------------------------------------------------------------------
-
-
-class FakeResponse:
-    def __init__(self, status: int, reason: str) -> None:
-        self.status, self.reason = status, reason
-
-
-@dataclass
-class VoiceServer:
-    """Discord's side of server mute: who is in which voice channel, and every edit the bot made."""
-
-    client: Any
-    guild: Any
-    edits: list[tuple[int, bool, float]] = field(default_factory=list)
-    fail_next: dict[int, int] = field(default_factory=dict)  # user id → an HTTP status to answer once
-
-    def payload(self, member, channel_id, *, mute=False, self_deaf=False):
-        return {
-            "guild_id": str(self.guild.id),
-            "channel_id": str(channel_id) if channel_id else None,
-            "user_id": str(member.id),
-            "session_id": "s",
-            "deaf": False,
-            "mute": mute,
-            "self_deaf": self_deaf,
-            "self_mute": False,
-            "self_video": False,
-            "suppress": False,
-            "request_to_speak_timestamp": None,
-            "member": {
-                "user": {
-                    "id": str(member.id),
-                    "username": member.name,
-                    "discriminator": "0000",
-                    "avatar": None,
-                    "global_name": None,
-                },
-                "nick": member.nick,
-                "roles": [],
-                "joined_at": "2026-01-01T00:00:00+00:00",
-                "deaf": False,
-                "mute": mute,
-            },
-        }
-
-    def state(self, member, channel_id, *, mute=None, self_deaf=None):
-        """A VOICE_STATE_UPDATE through discord.py's parser (the member keeps what is not said)."""
-        vs = self.guild.get_member(member.id).voice if self.guild.get_member(member.id) else None
-        mute = (vs.mute if vs else False) if mute is None else mute
-        self_deaf = (vs.self_deaf if vs else False) if self_deaf is None else self_deaf
-        self.client._connection.parse_voice_state_update(
-            self.payload(member, channel_id, mute=mute, self_deaf=self_deaf)
-        )
-
-    async def edit(self, member, *, mute=None, reason=None, **kwargs):
-        status = self.fail_next.pop(member.id, None)
-        if status is not None:
-            raise discord.HTTPException(
-                FakeResponse(status, "Too Many Requests"), {"code": 0, "message": "You are being rate limited."}
-            )
-        current = self.guild.get_member(member.id)
-        if current is None or current.voice is None or current.voice.channel is None:
-            raise discord.HTTPException(
-                FakeResponse(400, "Bad Request"), {"code": 40032, "message": "Target user is not connected to voice."}
-            )
-        self.edits.append((member.id, bool(mute), time.perf_counter()))
-        self.state(member, current.voice.channel.id, mute=bool(mute))
-        return current
-
-    def muted(self) -> set[int]:
-        return {m.id for m in self.guild.members if m.voice is not None and m.voice.mute}
 
 
 @pytest_asyncio.fixture
@@ -722,15 +651,6 @@ async def test_fouls_dm_gets_his_own_count_privately_and_tech_becomes_a_proposal
 # --- chore 3: the blacks' server invites -----------------------------------------------------------
 
 
-@dataclass
-class FakeInvite:
-    code: str
-
-    @property
-    def url(self) -> str:
-        return f"https://discord.gg/{self.code}"
-
-
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_after_the_game(
@@ -817,3 +737,45 @@ async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_
     assert rows == [(1, "revoked", ""), (4, "revoked", ""), (7, "revoked", "")]
     await voice_bot.apply_invites(client)
     assert len(deleted) == 3 and len(kicked) == 3
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_invites_planned_at_the_roles_wait_for_the_start_instead_of_being_revoked(harness, host, monkeypatch):
+    """The host records the roles (S2), then starts the game a moment later: the bot's poll in
+    between sees the invites of a game in setup. Found by the whole game in a browser
+    (tests/browser/test_voice_game_browser.py): they were taken for a game that is over, revoked
+    unsent, and no black ever got one."""
+    from discord_bridge.models import BlackInvite
+
+    server, config = harness
+    client = config.client
+    guild = config.guilds[0]
+    created: list[str] = []
+
+    async def create_invite(channel, **kwargs):
+        created.append(f"code{len(created) + 1}")
+        return FakeInvite(created[-1])
+
+    async def kick(member, **kwargs):
+        raise AssertionError("nobody is removed before the game is over")
+
+    monkeypatch.setattr(discord.TextChannel, "create_invite", create_invite)
+    monkeypatch.setattr(discord.Member, "kick", kick)
+    game = await linked_game(host, config, None)
+    await sync_to_async(voice_services.save_settings)(
+        game=game,
+        mute_enabled=True,
+        unmute_on_tech_pause=True,
+        alerts_enabled=True,
+        mafia_guild_id=guild.id,
+        mafia_channel_id=guild.text_channels[0].id,
+    )
+    await act(game, ROLES, host)
+    await voice_bot.apply_invites(client)  # a poll while the game is still in setup: nothing yet
+    states = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
+    assert states == [(1, "pending"), (4, "pending"), (7, "pending")] and created == []
+    await act(game, {"do": "start"}, host)
+    await voice_bot.apply_invites(client)
+    states = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
+    assert states == [(1, "sent"), (4, "sent"), (7, "sent")] and len(created) == 3
