@@ -3,7 +3,8 @@
 The web process plans: on each game change (games.signals.game_changed, after commit) it maps
 the game's state to the members who should be muted (discord_bridge.voice.muted_seats) and
 stores them on the game's VoiceControl with a new revision. The bot process applies: it polls
-for unapplied revisions (as it polls its outbox, every 100 ms) and reconciles the voice channel
+for unapplied revisions (every 100 ms, in a loop apart from its outbox's: bot.ProtocolBot._voice_loop)
+and reconciles the voice channel
 with the plan and with the journal of whom it muted itself (VoiceMute). Nothing here writes
 the protocol log; the host sees the journal in the console's Discord strip.
 """

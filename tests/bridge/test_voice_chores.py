@@ -429,6 +429,41 @@ async def test_ten_mutes_follow_the_hosts_key_within_a_second_on_the_bots_own_lo
     assert time.perf_counter() - pressed <= 1.0 + 0.5  # several steps recorded on the way
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_mute_plan_does_not_wait_for_a_chore_stuck_in_a_rate_limit(harness, host, monkeypatch):
+    """The bot's other chores make Discord requests of their own (a kick after the game, an invite, a
+    nickname); discord.py sleeps out an exhausted rate-limit bucket inside the request, seconds long.
+    Found by the whole game in a browser (tests/browser/test_voice_game_browser.py): the mute plan was
+    polled in the same loop as those chores, and the game's end was applied 1.0 s after the web process
+    stored it, behind the revocation of the blacks' invites."""
+    server, config = harness
+    client = config.client
+    voice_channel = config.guilds[0].voice_channels[0]
+    for m in config.members[:10]:
+        server.state(m, voice_channel.id)
+    await dpytest.run_all_events()
+    game = await linked_game(host, config, voice_channel.id)
+    await act(game, ROLES, host)
+    stuck = asyncio.Event()
+
+    async def rate_limited(client_, **kwargs):
+        stuck.set()
+        await asyncio.sleep(3.0)  # a request waiting for its bucket to reset
+        return 0
+
+    monkeypatch.setattr(voice_bot, "apply_other_chores", rate_limited)
+    await client.setup_hook()
+    client._ready.set()
+    await asyncio.wait_for(stuck.wait(), timeout=5)
+    pressed = time.perf_counter()
+    await act(game, {"do": "start"}, host)
+    assert await until(lambda: len({uid for uid, mute, _ in server.edits if mute}) == 10, seconds=2.5)
+    latency = max(t for _, mute, t in server.edits if mute) - pressed
+    print(f"key → 10 mutes, another chore stuck: {latency * 1000:.0f} ms")
+    assert latency <= 1.0
+
+
 # --- chore 4: deafened, left, returned — in the console's strip ---------------------------------
 
 
