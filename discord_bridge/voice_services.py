@@ -159,14 +159,20 @@ def plan_invites(game_id: int) -> list[BlackInvite]:
         return []
     roles = game_reading.game_state(link.game).roles or {}
     by_seat = link.proven_seat_map().by_seat
+    blacks = {(seat, by_seat[seat]) for seat, role in roles.items() if role in BLACK_ROLES and seat in by_seat}
+    # The roles are recorded in setup and may be undone and recorded again before the start (or a
+    # seat relinked): an invite not sent yet of someone who is no longer a black goes.
+    stale = [
+        i.pk
+        for i in BlackInvite.objects.filter(game=link.game, state=InviteState.PENDING)
+        if (i.seat, i.user_id) not in blacks
+    ]
+    BlackInvite.objects.filter(pk__in=stale).delete()
     created = []
-    for seat, role in sorted(roles.items()):
-        if role in BLACK_ROLES and seat in by_seat:
-            invite, new = BlackInvite.objects.get_or_create(
-                game=link.game, user_id=by_seat[seat], defaults={"seat": seat}
-            )
-            if new:
-                created.append(invite)
+    for seat, user in sorted(blacks):
+        invite, new = BlackInvite.objects.get_or_create(game=link.game, user_id=user, defaults={"seat": seat})
+        if new:
+            created.append(invite)
     return created
 
 

@@ -814,3 +814,39 @@ async def test_invites_planned_at_the_roles_wait_for_the_start_instead_of_being_
     await voice_bot.apply_invites(client)
     states = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
     assert states == [(1, "sent"), (4, "sent"), (7, "sent")] and len(created) == 3
+
+
+@pytest.mark.django_db(transaction=True)  # the plan follows the committed change (on_commit)
+def test_roles_recorded_again_before_the_start_leave_no_invite_to_a_former_black(host):
+    """The invites wait in setup for the start (above): roles undone and recorded again meanwhile
+    must not leave a pending invite to a player who is no longer a black."""
+    from discord_bridge import services
+    from discord_bridge.models import BlackInvite
+
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    voice_services.save_settings(
+        game=game,
+        mute_enabled=True,
+        unmute_on_tech_pause=True,
+        alerts_enabled=True,
+        mafia_guild_id=1,
+        mafia_channel_id=2,
+    )
+    prove(
+        services.link_save(
+            game=game,
+            guild_id=1,
+            text_channel_id=None,
+            voice_channel_id=None,
+            webhook_url="",
+            seats={str(s): str(user_id(s)) for s in range(1, 11)},
+        )
+    )
+    game_services.game_record_action(game=game, action=ROLES, expected_seq=game.seq, by=host)  # blacks 1, 4, 7
+    game.refresh_from_db()
+    game_services.game_undo_last_action(game=game, expected_seq=game.seq, by=host)
+    game.refresh_from_db()
+    roles = {"do": "roles", "sheriff": 9, "don": 2, "mafia": [4, 8]}
+    game_services.game_record_action(game=game, action=roles, expected_seq=game.seq, by=host)
+    rows = sorted(BlackInvite.objects.filter(game=game).values_list("seat", "user_id", "state"))
+    assert rows == [(2, user_id(2), "pending"), (4, user_id(4), "pending"), (8, user_id(8), "pending")]
