@@ -104,8 +104,11 @@ class ProtocolBot(discord.Client):
     async def on_voice_state_update(
         self, member: discord.Member, before: discord.VoiceState, after: discord.VoiceState
     ) -> None:
+        # Issue 29 first (mute on join, alerts), then the seat picker's snapshot, which a mute or a
+        # deafen skips: every handler reaches its alert after as many database calls (they share one
+        # thread, in order), so alerts are journalled in the gateway's order; a join's mute waits less.
+        await voice_bot.on_voice_state(self, member, before, after)
         await handle_voice_state_update(self, before, after)
-        await voice_bot.on_voice_state(self, member, before, after)  # issue 29: mute on join, alerts
 
     async def _outbox_loop(self) -> None:
         await self.wait_until_ready()
@@ -300,7 +303,10 @@ async def handle_voice_state_update(
     client: discord.Client, before: discord.VoiceState, after: discord.VoiceState
 ) -> None:
     """Someone joined, left or moved: snapshot the channels he left and joined (discord.py has
-    already updated `channel.members` when it dispatches the event)."""
+    already updated `channel.members` when it dispatches the event). A mute or deafen in the same
+    channel (the echo of each of the bot's own mutes) changes no channel's members: no snapshot."""
+    if before.channel == after.channel:
+        return
     channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
     if channel_ids:
         await snapshot_voice_channels(client, only=channel_ids)

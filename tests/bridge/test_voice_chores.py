@@ -850,3 +850,43 @@ def test_roles_recorded_again_before_the_start_leave_no_invite_to_a_former_black
     game_services.game_record_action(game=game, action=roles, expected_seq=game.seq, by=host)
     rows = sorted(BlackInvite.objects.filter(game=game).values_list("seat", "user_id", "state"))
     assert rows == [(2, user_id(2), "pending"), (4, user_id(4), "pending"), (8, user_id(8), "pending")]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_echo_of_a_server_mute_costs_no_snapshot_and_no_alert_lookup(harness, host, monkeypatch):
+    """Every mute the bot sets comes back as a VOICE_STATE_UPDATE (the member stays in his channel,
+    deafened or not as before). The bot's database calls share one thread (sync_to_async), so what
+    such an echo asks of the database waits ahead of the next step's plan: in the whole game in a
+    browser, the game's end was reached by the reconciles of the morning's seven unmute echoes, 0.76 s
+    after the host's key. The voice snapshot (who is in the channel) and the alerts (left, returned,
+    deafened) cannot change by it: they are not looked up."""
+    from discord_bridge import services
+
+    server, config = harness
+    voice_channel = config.guilds[0].voice_channels[0]
+    members = config.members
+    snapshots: list[int] = []
+    alerts: list[int] = []
+    save_voice_snapshot, alert = services.save_voice_snapshot, voice_services.alert
+    monkeypatch.setattr(
+        services,
+        "save_voice_snapshot",
+        lambda **kw: (snapshots.append(kw["voice_channel_id"]), save_voice_snapshot(**kw))[1],
+    )
+    monkeypatch.setattr(voice_services, "alert", lambda **kw: (alerts.append(kw["user_id"]), alert(**kw))[1])
+    game = await linked_game(host, config, voice_channel.id)
+    for m in members[:10]:
+        server.state(m, voice_channel.id)
+    await dpytest.run_all_events()
+    assert len(snapshots) == 10 and len(alerts) == 10  # joins: the snapshot and the alerts follow
+    await act(game, ROLES, host)
+    await act(game, {"do": "start"}, host)
+    snapshots.clear(), alerts.clear()
+    await settle()
+    assert len(server.muted()) == 10
+    assert snapshots == [] and alerts == []  # ten echoes of the bot's own mutes
+    server.state(members[3], voice_channel.id, self_deaf=True)  # a deafen is an alert again
+    await dpytest.run_all_events()
+    assert alerts == [members[3].id]
+    assert await sync_to_async(lambda: journal(game, kind="deafened"))() == [("deafened", 4, True)]
