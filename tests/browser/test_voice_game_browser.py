@@ -3,7 +3,7 @@
 The host drives the console in Chromium by keys only (digits, Space, Enter, ArrowDown), from the
 roles to the blacks' win; the bot runs as in production, in a process of its own on the same
 database and Redis channel layer (tests/browser/voice_game_bot.py: the real ProtocolBot, its
-outbox loop and voice handlers, against dpytest's fake Discord with the VoiceServer double of
+loops and voice handlers, against dpytest's fake Discord with the VoiceServer double of
 tests/bridge/voice_harness.py). For every step change that should mute or unmute (each Night's
 start, each morning, the player shot's last word, a departed player's re-mute, the game's end)
 the time from the host's key to the fake Discord's `Member.edit(mute=…)` is measured, and each

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 import time
 from typing import Any
 
@@ -23,8 +24,15 @@ NICKS = ["Бриз", "Вьюга", "Гром", "Дождь", "Ёлка", "Жар
 SEATS = range(1, 11)
 
 
+_emitting = threading.Lock()
+
+
 def emit(**event: Any) -> None:
-    print("@@ " + json.dumps(event, ensure_ascii=False), flush=True)
+    """One whole line at a time: the event loop and the database thread (sync_to_async) both emit."""
+    line = "@@ " + json.dumps(event, ensure_ascii=False) + "\n"
+    with _emitting:
+        sys.stdout.write(line)
+        sys.stdout.flush()
 
 
 def set_up_the_game(ids: dict[str, Any]) -> dict[str, Any]:
