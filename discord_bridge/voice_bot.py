@@ -173,7 +173,9 @@ async def on_voice_state(
         from discord_bridge import silence_bot
 
         await silence_bot.see_profile(member)  # chore 5: a voice state carries his profile
-        await _db(voice_services.alert)(user_id=member.id, before=_presence(before), after=_presence(after))
+        was, now = _presence(before), _presence(after)
+        if was != now:  # the echo of a server mute (the bot's own, each time) is no alert: not looked up
+            await _db(voice_services.alert)(user_id=member.id, before=was, after=now)
         channel_ids = {c.id for c in (before.channel, after.channel) if c is not None}
         game_ids = set(await _db(voice_services.games_on_voice_channel)(channel_ids)) if channel_ids else set()
         if after.channel is not None:

@@ -3,7 +3,8 @@
 The web process plans: on each game change (games.signals.game_changed, after commit) it maps
 the game's state to the members who should be muted (discord_bridge.voice.muted_seats) and
 stores them on the game's VoiceControl with a new revision. The bot process applies: it polls
-for unapplied revisions (as it polls its outbox, every 100 ms) and reconciles the voice channel
+for unapplied revisions (every 100 ms, in a loop apart from its outbox's: bot.ProtocolBot._voice_loop)
+and reconciles the voice channel
 with the plan and with the journal of whom it muted itself (VoiceMute). Nothing here writes
 the protocol log; the host sees the journal in the console's Discord strip.
 """
@@ -158,14 +159,20 @@ def plan_invites(game_id: int) -> list[BlackInvite]:
         return []
     roles = game_reading.game_state(link.game).roles or {}
     by_seat = link.proven_seat_map().by_seat
+    blacks = {(seat, by_seat[seat]) for seat, role in roles.items() if role in BLACK_ROLES and seat in by_seat}
+    # The roles are recorded in setup and may be undone and recorded again before the start (or a
+    # seat relinked): an invite not sent yet of someone who is no longer a black goes.
+    stale = [
+        i.pk
+        for i in BlackInvite.objects.filter(game=link.game, state=InviteState.PENDING)
+        if (i.seat, i.user_id) not in blacks
+    ]
+    BlackInvite.objects.filter(pk__in=stale).delete()
     created = []
-    for seat, role in sorted(roles.items()):
-        if role in BLACK_ROLES and seat in by_seat:
-            invite, new = BlackInvite.objects.get_or_create(
-                game=link.game, user_id=by_seat[seat], defaults={"seat": seat}
-            )
-            if new:
-                created.append(invite)
+    for seat, user in sorted(blacks):
+        invite, new = BlackInvite.objects.get_or_create(game=link.game, user_id=user, defaults={"seat": seat})
+        if new:
+            created.append(invite)
     return created
 
 
@@ -181,10 +188,14 @@ class InviteWork:
 
 def invite_work() -> InviteWork:
     pending = list(BlackInvite.objects.filter(state=InviteState.PENDING, game__status=GameStatus.RUNNING))
+    # Over means finished or annulled: the invites are planned at the roles (S2), while the game is
+    # still in setup, and wait there for its start (taken for over, they were revoked unsent).
     over = list(
         BlackInvite.objects.filter(
-            state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED], removed_at__isnull=True
-        ).exclude(game__status=GameStatus.RUNNING)
+            state__in=[InviteState.SENT, InviteState.PENDING, InviteState.FAILED],
+            removed_at__isnull=True,
+            game__status__in=[GameStatus.FINISHED, GameStatus.ANNULLED],
+        )
     )
     ids = {i.game_id for i in pending + over}
     controls = {c.game_id: c for c in VoiceControl.objects.filter(game_id__in=ids)}

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +29,7 @@ from games import reading as game_reading
 from games import services as game_services
 
 from .helpers import ROLES, harness_intents, prove, user_id
+from .voice_harness import FakeInvite, FakeResponse, VoiceServer
 
 # --- the pure plan -----------------------------------------------------------------------------
 
@@ -81,77 +81,6 @@ def test_presence_changes_name_leaving_returning_and_deafening():
 
 
 # --- the harness -----------------------------------------------------------------------------
-
-
-class FakeResponse:
-    def __init__(self, status: int, reason: str) -> None:
-        self.status, self.reason = status, reason
-
-
-@dataclass
-class VoiceServer:
-    """Discord's side of server mute: who is in which voice channel, and every edit the bot made."""
-
-    client: Any
-    guild: Any
-    edits: list[tuple[int, bool, float]] = field(default_factory=list)
-    fail_next: dict[int, int] = field(default_factory=dict)  # user id → an HTTP status to answer once
-
-    def payload(self, member, channel_id, *, mute=False, self_deaf=False):
-        return {
-            "guild_id": str(self.guild.id),
-            "channel_id": str(channel_id) if channel_id else None,
-            "user_id": str(member.id),
-            "session_id": "s",
-            "deaf": False,
-            "mute": mute,
-            "self_deaf": self_deaf,
-            "self_mute": False,
-            "self_video": False,
-            "suppress": False,
-            "request_to_speak_timestamp": None,
-            "member": {
-                "user": {
-                    "id": str(member.id),
-                    "username": member.name,
-                    "discriminator": "0000",
-                    "avatar": None,
-                    "global_name": None,
-                },
-                "nick": member.nick,
-                "roles": [],
-                "joined_at": "2026-01-01T00:00:00+00:00",
-                "deaf": False,
-                "mute": mute,
-            },
-        }
-
-    def state(self, member, channel_id, *, mute=None, self_deaf=None):
-        """A VOICE_STATE_UPDATE through discord.py's parser (the member keeps what is not said)."""
-        vs = self.guild.get_member(member.id).voice if self.guild.get_member(member.id) else None
-        mute = (vs.mute if vs else False) if mute is None else mute
-        self_deaf = (vs.self_deaf if vs else False) if self_deaf is None else self_deaf
-        self.client._connection.parse_voice_state_update(
-            self.payload(member, channel_id, mute=mute, self_deaf=self_deaf)
-        )
-
-    async def edit(self, member, *, mute=None, reason=None, **kwargs):
-        status = self.fail_next.pop(member.id, None)
-        if status is not None:
-            raise discord.HTTPException(
-                FakeResponse(status, "Too Many Requests"), {"code": 0, "message": "You are being rate limited."}
-            )
-        current = self.guild.get_member(member.id)
-        if current is None or current.voice is None or current.voice.channel is None:
-            raise discord.HTTPException(
-                FakeResponse(400, "Bad Request"), {"code": 40032, "message": "Target user is not connected to voice."}
-            )
-        self.edits.append((member.id, bool(mute), time.perf_counter()))
-        self.state(member, current.voice.channel.id, mute=bool(mute))
-        return current
-
-    def muted(self) -> set[int]:
-        return {m.id for m in self.guild.members if m.voice is not None and m.voice.mute}
 
 
 @pytest_asyncio.fixture
@@ -500,6 +429,41 @@ async def test_ten_mutes_follow_the_hosts_key_within_a_second_on_the_bots_own_lo
     assert time.perf_counter() - pressed <= 1.0 + 0.5  # several steps recorded on the way
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_mute_plan_does_not_wait_for_a_chore_stuck_in_a_rate_limit(harness, host, monkeypatch):
+    """The bot's other chores make Discord requests of their own (a kick after the game, an invite, a
+    nickname); discord.py sleeps out an exhausted rate-limit bucket inside the request, seconds long.
+    Found by the whole game in a browser (tests/browser/test_voice_game_browser.py): the mute plan was
+    polled in the same loop as those chores, and the game's end was applied 1.0 s after the web process
+    stored it, behind the revocation of the blacks' invites."""
+    server, config = harness
+    client = config.client
+    voice_channel = config.guilds[0].voice_channels[0]
+    for m in config.members[:10]:
+        server.state(m, voice_channel.id)
+    await dpytest.run_all_events()
+    game = await linked_game(host, config, voice_channel.id)
+    await act(game, ROLES, host)
+    stuck = asyncio.Event()
+
+    async def rate_limited(client_, **kwargs):
+        stuck.set()
+        await asyncio.sleep(3.0)  # a request waiting for its bucket to reset
+        return 0
+
+    monkeypatch.setattr(voice_bot, "apply_other_chores", rate_limited)
+    await client.setup_hook()
+    client._ready.set()
+    await asyncio.wait_for(stuck.wait(), timeout=5)
+    pressed = time.perf_counter()
+    await act(game, {"do": "start"}, host)
+    assert await until(lambda: len({uid for uid, mute, _ in server.edits if mute}) == 10, seconds=2.5)
+    latency = max(t for _, mute, t in server.edits if mute) - pressed
+    print(f"key → 10 mutes, another chore stuck: {latency * 1000:.0f} ms")
+    assert latency <= 1.0
+
+
 # --- chore 4: deafened, left, returned — in the console's strip ---------------------------------
 
 
@@ -722,15 +686,6 @@ async def test_fouls_dm_gets_his_own_count_privately_and_tech_becomes_a_proposal
 # --- chore 3: the blacks' server invites -----------------------------------------------------------
 
 
-@dataclass
-class FakeInvite:
-    code: str
-
-    @property
-    def url(self) -> str:
-        return f"https://discord.gg/{self.code}"
-
-
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_after_the_game(
@@ -817,3 +772,121 @@ async def test_each_black_gets_one_short_lived_invite_by_dm_revoked_and_removed_
     assert rows == [(1, "revoked", ""), (4, "revoked", ""), (7, "revoked", "")]
     await voice_bot.apply_invites(client)
     assert len(deleted) == 3 and len(kicked) == 3
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_invites_planned_at_the_roles_wait_for_the_start_instead_of_being_revoked(harness, host, monkeypatch):
+    """The host records the roles (S2), then starts the game a moment later: the bot's poll in
+    between sees the invites of a game in setup. Found by the whole game in a browser
+    (tests/browser/test_voice_game_browser.py): they were taken for a game that is over, revoked
+    unsent, and no black ever got one."""
+    from discord_bridge.models import BlackInvite
+
+    server, config = harness
+    client = config.client
+    guild = config.guilds[0]
+    created: list[str] = []
+
+    async def create_invite(channel, **kwargs):
+        created.append(f"code{len(created) + 1}")
+        return FakeInvite(created[-1])
+
+    async def kick(member, **kwargs):
+        raise AssertionError("nobody is removed before the game is over")
+
+    monkeypatch.setattr(discord.TextChannel, "create_invite", create_invite)
+    monkeypatch.setattr(discord.Member, "kick", kick)
+    game = await linked_game(host, config, None)
+    await sync_to_async(voice_services.save_settings)(
+        game=game,
+        mute_enabled=True,
+        unmute_on_tech_pause=True,
+        alerts_enabled=True,
+        mafia_guild_id=guild.id,
+        mafia_channel_id=guild.text_channels[0].id,
+    )
+    await act(game, ROLES, host)
+    await voice_bot.apply_invites(client)  # a poll while the game is still in setup: nothing yet
+    states = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
+    assert states == [(1, "pending"), (4, "pending"), (7, "pending")] and created == []
+    await act(game, {"do": "start"}, host)
+    await voice_bot.apply_invites(client)
+    states = await sync_to_async(lambda: sorted(BlackInvite.objects.filter(game=game).values_list("seat", "state")))()
+    assert states == [(1, "sent"), (4, "sent"), (7, "sent")] and len(created) == 3
+
+
+@pytest.mark.django_db(transaction=True)  # the plan follows the committed change (on_commit)
+def test_roles_recorded_again_before_the_start_leave_no_invite_to_a_former_black(host):
+    """The invites wait in setup for the start (above): roles undone and recorded again meanwhile
+    must not leave a pending invite to a player who is no longer a black."""
+    from discord_bridge import services
+    from discord_bridge.models import BlackInvite
+
+    game = game_services.game_create(host=host, players=[f"P{i}" for i in range(1, 11)])
+    voice_services.save_settings(
+        game=game,
+        mute_enabled=True,
+        unmute_on_tech_pause=True,
+        alerts_enabled=True,
+        mafia_guild_id=1,
+        mafia_channel_id=2,
+    )
+    prove(
+        services.link_save(
+            game=game,
+            guild_id=1,
+            text_channel_id=None,
+            voice_channel_id=None,
+            webhook_url="",
+            seats={str(s): str(user_id(s)) for s in range(1, 11)},
+        )
+    )
+    game_services.game_record_action(game=game, action=ROLES, expected_seq=game.seq, by=host)  # blacks 1, 4, 7
+    game.refresh_from_db()
+    game_services.game_undo_last_action(game=game, expected_seq=game.seq, by=host)
+    game.refresh_from_db()
+    roles = {"do": "roles", "sheriff": 9, "don": 2, "mafia": [4, 8]}
+    game_services.game_record_action(game=game, action=roles, expected_seq=game.seq, by=host)
+    rows = sorted(BlackInvite.objects.filter(game=game).values_list("seat", "user_id", "state"))
+    assert rows == [(2, user_id(2), "pending"), (4, user_id(4), "pending"), (8, user_id(8), "pending")]
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_echo_of_a_server_mute_costs_no_snapshot_and_no_alert_lookup(harness, host, monkeypatch):
+    """Every mute the bot sets comes back as a VOICE_STATE_UPDATE (the member stays in his channel,
+    deafened or not as before). The bot's database calls share one thread (sync_to_async), so what
+    such an echo asks of the database waits ahead of the next step's plan: in the whole game in a
+    browser, the game's end was reached by the reconciles of the morning's seven unmute echoes, 0.76 s
+    after the host's key. The voice snapshot (who is in the channel) and the alerts (left, returned,
+    deafened) cannot change by it: they are not looked up."""
+    from discord_bridge import services
+
+    server, config = harness
+    voice_channel = config.guilds[0].voice_channels[0]
+    members = config.members
+    snapshots: list[int] = []
+    alerts: list[int] = []
+    save_voice_snapshot, alert = services.save_voice_snapshot, voice_services.alert
+    monkeypatch.setattr(
+        services,
+        "save_voice_snapshot",
+        lambda **kw: (snapshots.append(kw["voice_channel_id"]), save_voice_snapshot(**kw))[1],
+    )
+    monkeypatch.setattr(voice_services, "alert", lambda **kw: (alerts.append(kw["user_id"]), alert(**kw))[1])
+    game = await linked_game(host, config, voice_channel.id)
+    for m in members[:10]:
+        server.state(m, voice_channel.id)
+    await dpytest.run_all_events()
+    assert len(snapshots) == 10 and len(alerts) == 10  # joins: the snapshot and the alerts follow
+    await act(game, ROLES, host)
+    await act(game, {"do": "start"}, host)
+    snapshots.clear(), alerts.clear()
+    await settle()
+    assert len(server.muted()) == 10
+    assert snapshots == [] and alerts == []  # ten echoes of the bot's own mutes
+    server.state(members[3], voice_channel.id, self_deaf=True)  # a deafen is an alert again
+    await dpytest.run_all_events()
+    assert alerts == [members[3].id]
+    assert await sync_to_async(lambda: journal(game, kind="deafened"))() == [("deafened", 4, True)]

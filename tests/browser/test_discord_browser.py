@@ -57,6 +57,7 @@ def redis_live(tmp_path_factory):
             raise RuntimeError(out.stdout + out.stderr)
         return out.stdout
 
+    manage.env = env  # another process on the same database and layer (the «bot» of test_voice_game_browser.py)
     manage("migrate", "--noinput", "--verbosity", "0")
     port = _free_port()
     daphne = shutil.which("daphne", path=str(Path(sys.executable).parent)) or "daphne"
