@@ -32,6 +32,7 @@ from discord_bridge.voice_models import (
 from games import reading as game_reading
 from games.models import Game, GameStatus
 from games.reading import running_tech_pause
+from games.rules.state import BLACK_ROLES
 
 log = logging.getLogger(__name__)
 
@@ -139,9 +140,6 @@ def post_draw(game_id: int) -> list[int]:
         if post is not None:
             queued.append(post.pk)
     return queued
-
-
-BLACK_ROLES = ("don", "mafia")
 
 
 def plan_invites(game_id: int) -> list[BlackInvite]:
