@@ -111,7 +111,6 @@ _TEXTS: dict[str, Any] = {
     "removed_how": pgettext_lazy("workbook", "покинул игру: {how}"),
     "cancels_vote": pgettext_lazy("workbook", "отменяет голосование Дня {day}"),
     "replay_error": pgettext_lazy("workbook", "Ошибка протокола: {error}"),
-    # xgettext:no-python-brace-format
     "refused_now": pgettext_lazy("workbook", "по нынешним правилам не принимается, пропущено (правило {rule})"),
     "after_leaving": pgettext_lazy("workbook", "после ухода из игры (F19): за столом ничего не меняет"),
     "ban_7_days": pgettext_lazy("workbook", "ЧС на 7 дней (F4)"),

@@ -201,7 +201,7 @@ def _refused_or_note(proto: GameProtocol, seq: int, notes: dict[int, str], lang:
     exc = proto.refused.get(seq)
     if exc is None:
         return notes.get(seq, "")
-    return LABELS[lang]["refused_now"].format(rule=exc.rule, message=exc.message)
+    return LABELS[lang]["refused_now"].format(rule=exc.rule)
 
 
 def write_log_sheet(workbook: Workbook, protos: Sequence[GameProtocol], lang: str = "ru") -> Any:
