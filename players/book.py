@@ -36,6 +36,7 @@ from players.rating import (
     RED,
     Book,
     CountedGame,
+    GameRating,
     RatingSettings,
     SideTotals,
 )
@@ -460,20 +461,7 @@ class Ledger:
         result = None
         if facts.counted:
             result, after = book.play(facts.counted_game())
-            self.rated_rows.append(
-                (
-                    facts.game_id,
-                    at,
-                    result.base_rate,
-                    result.red_mean,
-                    result.black_mean,
-                    result.expected_red,
-                    result.red_score,
-                    result.red_delta,
-                    after.games,
-                    after.red_score,
-                )
-            )
+            self.rated_rows.append(_rated_row(facts.game_id, at, result, after))
         zero = [0] * len(COUNTERS)
         month_now = month_of(facts.finished_at)
         for seat in facts.seats:
@@ -796,20 +784,7 @@ def recompute(*, batch: int = 5000) -> int:
                     result, after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
                     wide.append((game_id, db_month, *before, *(None if p is None else ratings[p] for p in seated)))
                     played.update(p for p in seated if p is not None)
-                    rated_out.append(
-                        (
-                            game_id,
-                            at,
-                            result.base_rate,
-                            result.red_mean,
-                            result.black_mean,
-                            result.expected_red,
-                            result.red_score,
-                            result.red_delta,
-                            after.games,
-                            after.red_score,
-                        )
-                    )
+                    rated_out.append(_rated_row(game_id, at, result, after))
                 if len(wide) >= batch:
                     _copy_rows("players_rebuild_game", columns, wide, postgres, pad=True)
                     wide = []
@@ -1180,6 +1155,22 @@ def _insert_months_and_totals() -> None:
             f"SELECT {m_pid} AS pid, SUM({q('rated_games')}) AS rated_games, {', '.join(f'SUM({q(c)}) AS {q(c)}' for c in COUNTERS)} "
             f"FROM {month} GROUP BY {m_pid}) a LEFT JOIN players_rebuild_rating r ON r.player_id = a.pid"
         )
+
+
+def _rated_row(game_id: int, at: Any, result: GameRating, after: SideTotals) -> tuple[Any, ...]:
+    """A RatedGame row (the incremental path and the rebuild write the same columns)."""
+    return (
+        game_id,
+        at,
+        result.base_rate,
+        result.red_mean,
+        result.black_mean,
+        result.expected_red,
+        result.red_score,
+        result.red_delta,
+        after.games,
+        after.red_score,
+    )
 
 
 def _db_datetime(value: datetime) -> Any:
