@@ -203,8 +203,8 @@ def test_protocol_shows_each_seats_whole_discipline():
     )
     assert find(ws, "Главный судья / организатор", col=1)
     en = _load([_protocol(DISCIPLINE)], "en")
-    assert any(c.value == "Team loss (ППК) (black)" for row in en["Discipline"].iter_rows() for c in row)
-    assert any(c.value == "Team loss (ППК): black (3)" for row in en["Log"].iter_rows() for c in row)
+    assert any(c.value == "Team loss (PPK) (black)" for row in en["Discipline"].iter_rows() for c in row)
+    assert any(c.value == "Team loss (PPK): black (3)" for row in en["Log"].iter_rows() for c in row)
 
 
 def test_a_draw_outside_a_tournament_writes_the_result():
