@@ -665,19 +665,7 @@ def rebuild_games_sql() -> tuple[str, list[Any]]:
 # The statistics line of a seat depends only on these result columns and on the
 # night checks the seat made: the rebuild computes each distinct line once (with
 # players/statistics.py) and writes the seats as (seat, line) pairs.
-LINE_COLUMNS = (
-    "role",
-    "team",
-    "won",
-    "winner",
-    "fouls",
-    "removed_by_fouls",
-    "disqualified",
-    "ppk",
-    "first_night_victim",
-    "best_move_accepted",
-    "best_move_blacks",
-)
+LINE_COLUMNS = RESULT_COLUMNS[2:]  # all but game_id and seat_no
 
 
 # Where the last rebuild spent its time: (phase, wall seconds, process CPU seconds),
