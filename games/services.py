@@ -512,6 +512,7 @@ def _sync_seats(game: Game, state: GameState) -> None:
 
 def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[int, GameAction]) -> None:
     """Write projection rows for the record entries of the given action indexes."""
+    votes: list[Vote]
     nominations, votes, penalties, nights = [], [], [], []
     for e in state.record.nominations:
         if (a := actions_by_index.get(e["index"])) is not None:
@@ -525,8 +526,8 @@ def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[in
             continue
         auto = set(e.get("auto") or [])
         if e["kind"] == "lift":
-            for voter in e.get("yes") or []:
-                votes.append(
+            for lift_yes, voters in ((True, e.get("yes")), (False, e.get("no"))):
+                votes.extend(
                     Vote(
                         game=game,
                         action=a,
@@ -534,20 +535,9 @@ def _project_new_entries(game: Game, state: GameState, actions_by_index: dict[in
                         round_no=e["round"],
                         kind="lift",
                         voter_seat=voter,
-                        lift_yes=True,
+                        lift_yes=lift_yes,
                     )
-                )
-            for voter in e.get("no") or []:
-                votes.append(
-                    Vote(
-                        game=game,
-                        action=a,
-                        day=e["day"],
-                        round_no=e["round"],
-                        kind="lift",
-                        voter_seat=voter,
-                        lift_yes=False,
-                    )
+                    for voter in voters or []
                 )
         else:
             for voter, candidate in (e.get("ballots") or {}).items():
