@@ -15,6 +15,7 @@ from discord_bridge.models import DiscordLink, VoiceSnapshot
 from games import reading as game_reading
 
 from .helpers import game_at_mafia_shot, harness_intents, link, user_id
+from .voice_harness import voice_state_payload
 
 # --- the pure matching -------------------------------------------------------------------
 
@@ -51,39 +52,6 @@ async def bot():
     if client._background is not None:
         client._background.cancel()
     await dpytest.empty_queue()
-
-
-def voice_state_payload(guild, member, channel_id):
-    """A VOICE_STATE_UPDATE gateway event as Discord documents it."""
-    return {
-        "guild_id": str(guild.id),
-        "channel_id": str(channel_id) if channel_id else None,
-        "user_id": str(member.id),
-        "session_id": "s",
-        "deaf": False,
-        "mute": False,
-        "self_deaf": False,
-        "self_mute": False,
-        "self_video": False,
-        "suppress": False,
-        "request_to_speak_timestamp": None,
-        # A guild's voice state carries its member: how the bot knows the voice channel's
-        # members without the privileged Server Members intent.
-        "member": {
-            "user": {
-                "id": str(member.id),
-                "username": member.name,
-                "discriminator": "0000",
-                "avatar": None,
-                "global_name": None,
-            },
-            "nick": member.nick,
-            "roles": [],
-            "joined_at": "2026-01-01T00:00:00+00:00",
-            "deaf": False,
-            "mute": False,
-        },
-    }
 
 
 async def gateway_voice_event(client, guild, member, channel_id):

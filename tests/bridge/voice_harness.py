@@ -22,6 +22,39 @@ class FakeResponse:
         self.status, self.reason = status, reason
 
 
+def voice_state_payload(guild, member, channel_id, *, mute=False, self_deaf=False):
+    """A VOICE_STATE_UPDATE gateway event as Discord documents it. A guild's voice state
+    carries its member: how the bot knows the voice channel's members without the
+    privileged Server Members intent."""
+    return {
+        "guild_id": str(guild.id),
+        "channel_id": str(channel_id) if channel_id else None,
+        "user_id": str(member.id),
+        "session_id": "s",
+        "deaf": False,
+        "mute": mute,
+        "self_deaf": self_deaf,
+        "self_mute": False,
+        "self_video": False,
+        "suppress": False,
+        "request_to_speak_timestamp": None,
+        "member": {
+            "user": {
+                "id": str(member.id),
+                "username": member.name,
+                "discriminator": "0000",
+                "avatar": None,
+                "global_name": None,
+            },
+            "nick": member.nick,
+            "roles": [],
+            "joined_at": "2026-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": mute,
+        },
+    }
+
+
 @dataclass
 class VoiceServer:
     """Discord's side of server mute: who is in which voice channel, and every edit the bot made."""
@@ -35,33 +68,7 @@ class VoiceServer:
     on_edit: Callable[[int, bool], None] | None = None
 
     def payload(self, member, channel_id, *, mute=False, self_deaf=False):
-        return {
-            "guild_id": str(self.guild.id),
-            "channel_id": str(channel_id) if channel_id else None,
-            "user_id": str(member.id),
-            "session_id": "s",
-            "deaf": False,
-            "mute": mute,
-            "self_deaf": self_deaf,
-            "self_mute": False,
-            "self_video": False,
-            "suppress": False,
-            "request_to_speak_timestamp": None,
-            "member": {
-                "user": {
-                    "id": str(member.id),
-                    "username": member.name,
-                    "discriminator": "0000",
-                    "avatar": None,
-                    "global_name": None,
-                },
-                "nick": member.nick,
-                "roles": [],
-                "joined_at": "2026-01-01T00:00:00+00:00",
-                "deaf": False,
-                "mute": mute,
-            },
-        }
+        return voice_state_payload(self.guild, member, channel_id, mute=mute, self_deaf=self_deaf)
 
     def state(self, member, channel_id, *, mute=None, self_deaf=None):
         """A VOICE_STATE_UPDATE through discord.py's parser (the member keeps what is not said)."""
