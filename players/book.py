@@ -20,12 +20,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from itertools import chain
+from itertools import chain, groupby
+from operator import itemgetter
 from typing import Any
 
 from django.conf import settings
+from django.core.management.color import no_style
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Q, UniqueConstraint
 from django.utils import timezone
 
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
@@ -684,30 +686,36 @@ class _Phases:
         self.wall, self.cpu = wall, cpu
 
 
-def recompute(*, batch: int = 5000) -> int:
+def recompute() -> int:
     """Rebuild every stored row from the games in end order; returns the games played.
 
     Python does what only it may do: play the counted games in end order with the
-    same pure rating as the incremental path (``Book.play``), and compute each
-    distinct statistics line once (``seat_counts``). The database does the rest
-    in bulk: the night checks summed per seat, the distinct lines of all seats
-    (result columns and checks: a few thousand for a million seats), each seat's
-    line found by a join, and the month and totals rows summed with GROUP BY
-    from the player-game rows (integer sums: the same as the incremental path's).
-    Python reads one wide row per game (each seat's player and side, in end order
-    from a temporary ordering table: no sort of a million rows) and writes one
-    wide row per game (each seat's rating before and after, and the game's
-    month) to a temporary table (COPY on PostgreSQL): a tenth of the rows a row
-    per seat would be, and the per-row cost is most of an insert's. One
-    INSERT … SELECT writes the player-game rows, with that table's secondary
-    indexes (and on PostgreSQL its foreign keys) dropped around it and built
-    again after it in one pass each. All inside one transaction.
+    same pure rating as the incremental path (``Book.play``), compute each
+    distinct statistics line once (``seat_counts``), and sum the month and totals
+    rows. The database does the per-seat work in bulk:
+
+    - the night checks summed per seat, and the distinct statistics lines of all
+      seats (result columns and checks: a few hundred for a million seats);
+    - one narrow row per seat (end order, seat, player, side, line) from one join;
+    - the player-game rows from one INSERT … SELECT: each seat's row joined with
+      its line (by number) and with its game's wide row, which Python wrote:
+      each seat's rating before and after (a tenth of the rows a row per seat
+      would be; COPY on PostgreSQL).
+
+    Python reads the narrow seat rows once, in end order (no sort: the table is
+    written in that order), plays the counted games and adds each seat's line to
+    his month's sums, a line's counters packed into one integer (``PackedCounters``:
+    one addition per seat instead of one per counter). The month and totals rows
+    are those sums unpacked (integer sums: the same as the incremental path's).
+    All inside one transaction, the player-game table's secondary indexes built
+    after its rows (one sort each instead of a million B-tree inserts).
     """
     from players.services import name_index
 
     postgres = connection.vendor == "postgresql"
     phases = _Phases()
-    with _sqlite_bulk_settings(), transaction.atomic(), _bulk_load(PlayerGame, postgres):
+    with _sqlite_bulk_settings(), transaction.atomic(), _bulk_load(STORED_MODELS, postgres):
+        _postgres_bulk_settings(postgres)
         _empty_stored_tables(postgres)
         games_sql, params = rebuild_games_sql()
         with connection.cursor() as cursor:
@@ -721,75 +729,26 @@ def recompute(*, batch: int = 5000) -> int:
         _copy_rows("players_rebuild_order", ["ord", "game_id"], list(enumerate(g[0] for g in games)), postgres)
         _fill_rebuild_checks()
         _analyze_temporary(postgres, "players_rebuild_order", "players_rebuild_check")
-        _fill_rebuild_lines(postgres)
-        phases.done("games, links, checks, distinct lines")
-        book = Book(settings=rating_settings())
-        ratings, initial = book.ratings, book.settings.initial
-        wide: list[tuple[Any, ...]] = []
-        rated_out: list[tuple[Any, ...]] = []
-        month_rows: list[
-            tuple[Any, ...]
-        ] = []  # (player, month, rating before his first counted game of it, after his last)
-        month_cache: dict[str, date] = {}
-        month: date | None = None
-        db_month: Any = None
-        month_start: dict[int, float] = {}
-        played: set[int] = set()  # who played a counted game this month
-
-        def close_month() -> None:
-            # A rating changes only in counted games, so his rating before his first
-            # counted game of the month is the one he had when the month began, and
-            # the one after his last is the one he has when it ends.
-            month_rows.extend((pid, db_month, month_start.get(pid, initial), ratings[pid]) for pid in played)
-
-        columns = _wide_columns(slots)
-        with connection.cursor() as cursor:
-            cursor.execute(_team_stream_sql(slots))
-            stream = chain.from_iterable(iter(lambda: cursor.fetchmany(5000), []))
-            phases.done("team stream query")
-            for (game_id, at, winner, ppk, counted), seats in zip(games, stream, strict=True):
-                day = str(at)[:10]  # the UTC day (SQLite gives text, PostgreSQL a datetime in UTC)
-                at_month = month_cache.get(day)
-                if at_month is None:
-                    at_month = month_of(at)
-                    # A UTC day lies in one local month unless it is near a month's edge.
-                    if 2 < int(day[8:10]) < 27:
-                        month_cache[day] = at_month
-                if at_month != month:
-                    if month is not None:
-                        close_month()
-                    month, db_month = at_month, _db_date(at_month)
-                    month_start, played = dict(ratings), set()
-                if not counted:
-                    wide.append((game_id, db_month))
-                else:
-                    # seats: game id, then per seat slot its player and 1 for black, 0 for red (None: no seat).
-                    pids, sides = seats[1::2], seats[2::2]
-                    red = [p for p, side in zip(pids, sides, strict=True) if side == 0]
-                    black = [p for p, side in zip(pids, sides, strict=True) if side == 1]
-                    seated = [None if side is None else p for p, side in zip(pids, sides, strict=True)]
-                    before = [None if p is None else ratings.get(p, initial) for p in seated]
-                    result, after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
-                    wide.append((game_id, db_month, *before, *(None if p is None else ratings[p] for p in seated)))
-                    played.update(p for p in seated if p is not None)
-                    rated_out.append(_rated_row(game_id, at, result, after))
-                if len(wide) >= batch:
-                    _copy_rows("players_rebuild_game", columns, wide, postgres, pad=True)
-                    wide = []
-        close_month()
-        _copy_rows("players_rebuild_game", columns, wide, postgres, pad=True)
-        _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
-        _copy_rows("players_rebuild_month", ["player_id", "month", "rating_first", "rating_last"], month_rows, postgres)
-        _copy_rows("players_rebuild_rating", ["player_id", "rating"], list(ratings.items()), postgres)
-        _analyze_temporary(postgres, *REBUILD_TABLES)
-        phases.done("ratings in memory, wide rows written")
+        phases.done("games read, seats linked, night checks summed")
+        lines = _fill_rebuild_lines(postgres)
+        phases.done("distinct statistics lines")
+        seats = _fill_rebuild_seats(postgres, slots)
+        _analyze_temporary(postgres, "players_rebuild_seat", "players_rebuild_line")
+        phases.done("seat rows")
+        played = _play_in_end_order(games, slots, PackedCounters(lines, seats), postgres)
+        phases.done("games played, wide and counted-game rows written")
         _insert_player_games(slots)
         phases.done("player-game rows inserted")
-        _insert_months_and_totals()
+        _copy_rows(
+            PlayerMonth._meta.db_table, [_column(PlayerMonth, c) for c in MONTH_COLUMNS], played.months, postgres
+        )
+        _copy_rows(
+            PlayerStats._meta.db_table, [_column(PlayerStats, c) for c in STATS_COLUMNS], played.totals, postgres
+        )
         with connection.cursor() as cursor:
             for table in REBUILD_TABLES:
                 cursor.execute(f"DROP TABLE {table}")
-        phases.done("month and totals rows")
+        phases.done("month and totals rows written")
     phases.done("indexes and foreign keys rebuilt, commit")
     if postgres:
         with connection.cursor() as cursor:
@@ -799,6 +758,126 @@ def recompute(*, batch: int = 5000) -> int:
             )
         phases.done("analyze")
     return len(games)
+
+
+class PackedCounters:
+    """Sums of counter vectors (the statistics lines, and a counted game) kept as
+    one Python integer each: field i of a sum is bits [i·width, (i+1)·width) of
+    it, so adding a seat's line to a player's month is one addition instead of
+    one per counter. The width holds the largest possible sum (every seat of the
+    rebuild with the largest counter of any line), so no field ever carries into
+    the next; counters are never negative (a line with a negative one is refused)."""
+
+    def __init__(self, lines: dict[int, tuple[int, ...]], seats: int) -> None:
+        if any(value < 0 for counts in lines.values() for value in counts):
+            raise ValueError("a statistics counter is negative: sums cannot be packed")
+        biggest = max((max(counts, default=0) for counts in lines.values()), default=0)
+        self.width = max(1, (max(1, seats) * max(1, biggest)).bit_length())
+        self.fields = len(COUNTERS) + 1  # the counters, then the counted games
+        self.mask = (1 << self.width) - 1
+        self.shifts = [self.width * i for i in range(self.fields)]
+        self.counted = 1 << self.shifts[-1]
+        self.lines = {line: self.pack(counts) for line, counts in lines.items()}
+
+    def pack(self, values: Sequence[int]) -> int:
+        return sum(value << shift for value, shift in zip(values, self.shifts, strict=False))
+
+    def unpack(self, packed: int) -> list[int]:
+        """The fields: COUNTERS, then the counted games."""
+        mask = self.mask
+        return [(packed >> shift) & mask for shift in self.shifts]
+
+
+@dataclass
+class _Played:
+    months: list[tuple[Any, ...]]  # MONTH_COLUMNS order
+    totals: list[tuple[Any, ...]]  # STATS_COLUMNS order
+
+
+def _play_in_end_order(games: list[tuple[Any, ...]], slots: int, packed: PackedCounters, postgres: bool) -> _Played:
+    """Every rebuilt game in end order: its seats from the narrow seat rows, the
+    counted ones played (``Book.play``) with the ratings before and after each
+    seat written to the game's wide row, and each linked seat's line added to
+    his sums of the game's month. Returns the month and totals rows."""
+    book = Book(settings=rating_settings())
+    ratings, initial = book.ratings, book.settings.initial
+    lines, counted_bit = packed.lines, packed.counted
+    wide: list[tuple[Any, ...]] = []
+    rated_out: list[tuple[Any, ...]] = []
+    month_rows: list[tuple[Any, ...]] = []
+    totals: dict[int, int] = {}
+    month_sums: dict[int, int] = {}  # this month's sums per player
+    month_start: dict[int, float] = {}  # the ratings when this month began
+    month_cache: dict[str, date] = {}
+    month: date | None = None
+    db_month: Any = None
+
+    def close_month() -> None:
+        # A rating changes only in counted games, so a player's rating before his
+        # first counted game of the month is the one he had when the month began,
+        # and the one after his last is the one he has when it ends.
+        for pid, value in month_sums.items():
+            *counts, rated = packed.unpack(value)
+            first, last = (month_start.get(pid, initial), ratings[pid]) if rated else (None, None)
+            month_rows.append((pid, db_month, rated, first, last, *counts))
+            totals[pid] = totals.get(pid, 0) + value
+
+    columns = _wide_columns(slots)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT ord, seat_no, player_id, black, line_id FROM players_rebuild_seat ORDER BY k")
+        rows = chain.from_iterable(iter(lambda: cursor.fetchmany(10000), []))
+        by_game = groupby(rows, key=itemgetter(0))
+        pending = next(by_game, None)
+        for ord_, (game_id, at, winner, ppk, counted) in enumerate(games):
+            seats: list[tuple[Any, ...]] = []
+            if pending is not None and pending[0] == ord_:
+                seats = list(pending[1])
+                pending = next(by_game, None)
+            day = str(at)[:10]  # the UTC day (SQLite gives text, PostgreSQL a datetime in UTC)
+            at_month = month_cache.get(day)
+            if at_month is None:
+                at_month = month_of(at)
+                # A UTC day lies in one local month unless it is near a month's edge.
+                if 2 < int(day[8:10]) < 27:
+                    month_cache[day] = at_month
+            if at_month != month:
+                if month is not None:
+                    close_month()
+                month, db_month = at_month, _db_date(at_month)
+                month_start, month_sums = dict(ratings), {}
+            if not counted:
+                for _ord, _seat, pid, _black, line in seats:
+                    if pid is not None:
+                        month_sums[pid] = month_sums.get(pid, 0) + lines[line]
+                continue
+            red: list[int | None] = []
+            black: list[int | None] = []
+            before: list[float | None] = [None] * slots
+            linked = []  # (slot, player) of the seats with a player
+            for _ord, seat, pid, is_black, line in seats:
+                (black if is_black else red).append(pid)
+                if pid is not None:
+                    month_sums[pid] = month_sums.get(pid, 0) + lines[line] + counted_bit
+                    before[seat - 1] = ratings.get(pid, initial)
+                    linked.append((seat - 1, pid))
+            result, totals_after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
+            after: list[float | None] = [None] * slots
+            for slot, pid in linked:
+                after[slot] = ratings[pid]
+            wide.append((ord_, *before, *after))
+            rated_out.append(_rated_row(game_id, at, result, totals_after))
+            if len(wide) >= 10000:
+                _copy_rows("players_rebuild_game", columns, wide, postgres)
+                wide = []
+        close_month()
+    _copy_rows("players_rebuild_game", columns, wide, postgres)
+    _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
+    _analyze_temporary(postgres, "players_rebuild_game")
+    total_rows = []
+    for pid, value in totals.items():
+        *counts, rated = packed.unpack(value)
+        total_rows.append((pid, ratings.get(pid), rated, *counts))
+    return _Played(month_rows, total_rows)
 
 
 STORED_MODELS = (PlayerGame, RatedGame, PlayerStats, PlayerMonth)
@@ -823,35 +902,46 @@ def _empty_stored_tables(postgres: bool) -> None:
 
 
 @contextmanager
-def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
-    """The model's secondary indexes dropped while its rows are written in bulk and
-    built again after (one sort each instead of a million B-tree inserts in
-    another order); on PostgreSQL its foreign keys too (each inserted row would
-    queue a deferred check; ADD CONSTRAINT validates them in one join). Inside the
+def _bulk_load(models: Sequence[Any], postgres: bool) -> Iterator[None]:
+    """The models' secondary indexes dropped while their rows are written in bulk
+    and built again after (one sort each instead of a million B-tree inserts in
+    another order); on PostgreSQL their unique constraints and foreign keys too
+    (a unique index is one more B-tree insert per row; each row written would
+    queue a deferred foreign-key check, run one by one at the commit: 0.8 s for
+    the month, totals and counted-game rows alone; ADD CONSTRAINT validates each
+    in one pass). SQLite cannot drop a table's constraint: the player-game
+    table's unique index takes the rows in end order, near its end. Inside the
     caller's transaction: on an error everything is rolled back, indexes included."""
-    table = model._meta.db_table
     q = connection.ops.quote_name
     editor = connection.schema_editor(collect_sql=True)  # only builds statements (never entered)
     editor.deferred_sql = []  # what __enter__ would set; the index statements look at it
-    foreign_keys: list[tuple[str, str, str, str]] = []
+    foreign_keys: list[tuple[str, str, str, str, str]] = []
     with connection.cursor() as cursor:
         if postgres:
             # Rows written earlier in this transaction (an archive's import) queue deferred
             # foreign-key checks; PostgreSQL refuses to ALTER a table they concern while
             # they are pending («pending trigger events»): run them now.
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            for name, c in connection.introspection.get_constraints(cursor, table).items():
-                if c["foreign_key"]:
-                    foreign_keys.append((name, c["columns"][0], *c["foreign_key"]))
-            for name, *_rest in foreign_keys:
+            for model in models:
+                table = model._meta.db_table
+                for name, c in connection.introspection.get_constraints(cursor, table).items():
+                    if c["foreign_key"]:
+                        foreign_keys.append((table, name, c["columns"][0], *c["foreign_key"]))
+            for table, name, *_rest in foreign_keys:
                 cursor.execute(f"ALTER TABLE {q(table)} DROP CONSTRAINT {q(name)}")
-        for index in model._meta.indexes:
-            cursor.execute(str(index.remove_sql(model, editor)))
+        for model in models:
+            for unique in _unique_constraints(model, postgres):
+                cursor.execute(str(unique.remove_sql(model, editor)))
+            for index in model._meta.indexes:
+                cursor.execute(str(index.remove_sql(model, editor)))
     yield
     with connection.cursor() as cursor:
-        for index in model._meta.indexes:
-            cursor.execute(str(index.create_sql(model, editor)))
-        for name, column, to_table, to_column in foreign_keys:
+        for model in models:
+            for unique in _unique_constraints(model, postgres):
+                cursor.execute(str(unique.create_sql(model, editor)))
+            for index in model._meta.indexes:
+                cursor.execute(str(index.create_sql(model, editor)))
+        for table, name, column, to_table, to_column in foreign_keys:
             cursor.execute(
                 f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED"
             )
@@ -859,19 +949,29 @@ def _bulk_load(model: Any, postgres: bool) -> Iterator[None]:
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's default for the rest of the transaction
 
 
+def _unique_constraints(model: Any, postgres: bool) -> list[UniqueConstraint]:
+    return [c for c in model._meta.constraints if postgres and isinstance(c, UniqueConstraint)]
+
+
 @contextmanager
 def _sqlite_bulk_settings() -> Iterator[None]:
     """SQLite settings for the rebuild's duration (the connection's own, restored
     after): 256 MB of page cache (2 MB by default: the player-game table's indexes
     take rows in player order, not in end order, and would go to disk page by
-    page), and temporary tables and sorts in memory (SQLite changes that only
-    outside a transaction: not when the rebuild runs inside a caller's). The
-    journal stays WAL and synchronous stays as configured: the rebuild commits
-    like any write."""
+    page); temporary tables and sorts in memory; and the per-row constraint
+    checks off for the rows it writes: CHECK (every counter ≥ 0, ~30 per
+    player-game row) and foreign keys. Every row it writes is derived, inside its
+    transaction, from rows that passed those checks — a player-game row's player
+    and game are its seat's, counters come from ``seat_counts`` (never negative:
+    ``PackedCounters`` refuses a negative one) — so they only cost time: half of
+    the player-game INSERT's. SQLite changes temp_store and foreign_keys only
+    outside a transaction: inside a caller's they stay as they are. The journal
+    stays WAL and synchronous stays as configured: the rebuild commits like any
+    write."""
     if connection.vendor != "sqlite":
         yield
         return
-    settings_ = {"cache_size": "-262144"}
+    settings_ = {"cache_size": "-262144", "ignore_check_constraints": "1"}
     if not connection.in_atomic_block:
         settings_["temp_store"] = "2"
     old = {}
@@ -880,21 +980,35 @@ def _sqlite_bulk_settings() -> Iterator[None]:
             cursor.execute(f"PRAGMA {name}")
             (old[name],) = cursor.fetchone()
             cursor.execute(f"PRAGMA {name} = {value}")
+    foreign_keys_off = not connection.in_atomic_block and connection.disable_constraint_checking()
     try:
         yield
     finally:
+        if foreign_keys_off:
+            connection.enable_constraint_checking()
         with connection.cursor() as cursor:
             for name, value in old.items():
                 cursor.execute(f"PRAGMA {name} = {int(value)}")
 
 
+def _postgres_bulk_settings(postgres: bool) -> None:
+    """PostgreSQL settings for the rebuild's transaction (SET LOCAL: gone at its
+    end): no JIT compilation (it cost ~0.8 s of compiling per big statement and
+    saved less), and memory for the sums, sorts and hashes of a million rows and
+    for the index builds (4 MB by default: the joins and sorts went to disk)."""
+    if postgres:
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL jit = off")
+            cursor.execute("SET LOCAL work_mem = '256MB'")
+            cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+
+
 REBUILD_TABLES = (
     "players_rebuild_order",
-    "players_rebuild_game",
-    "players_rebuild_line",
     "players_rebuild_check",
-    "players_rebuild_month",
-    "players_rebuild_rating",
+    "players_rebuild_line",
+    "players_rebuild_seat",
+    "players_rebuild_game",
 )
 # A line's key beside LINE_COLUMNS: the Sheriff's or the Don's checks made from
 # the seat (of the seat's own role: seat_counts counts no other), and how many
@@ -920,8 +1034,8 @@ def _seat_slots() -> int:
 
 
 def _wide_columns(slots: int) -> list[str]:
-    """A game's wide row: its id and month, each seat's rating before, then after (None: not counted)."""
-    return ["game_id", "month", *(f"rb{i}" for i in range(1, slots + 1)), *(f"ra{i}" for i in range(1, slots + 1))]
+    """A counted game's wide row: its end order, each seat's rating before, then after (None: no player)."""
+    return ["ord", *(f"rb{i}" for i in range(1, slots + 1)), *(f"ra{i}" for i in range(1, slots + 1))]
 
 
 def _sql_type(model: Any, name: str) -> str:
@@ -942,6 +1056,8 @@ def _create_rebuild_tables(postgres: bool, slots: int) -> None:
     key = ", ".join(f"k_{c} {_sql_type(SeatResult, c)} NOT NULL" for c in LINE_COLUMNS)
     counters = ", ".join(f"{q(c)} INTEGER NOT NULL" for c in COUNTERS)
     ratings = ", ".join(f"{c}{i} DOUBLE PRECISION" for c in ("rb", "ra") for i in range(1, slots + 1))
+    # k: the seat row's key, end order then seat (ord · (slots + 1) + seat); on
+    # SQLite an INTEGER PRIMARY KEY is the row id itself: no index beside the table.
     with connection.cursor() as cursor:
         for table in REBUILD_TABLES:
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
@@ -955,15 +1071,10 @@ def _create_rebuild_tables(postgres: bool, slots: int) -> None:
             f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, {key}, k_checks INTEGER NOT NULL, k_check_hits INTEGER NOT NULL, {counters}){tail}"
         )
         cursor.execute(
-            f"{temp} players_rebuild_game (game_id BIGINT PRIMARY KEY, month DATE NOT NULL, {ratings}){tail}"
+            f"{temp} players_rebuild_seat (k {'BIGINT' if postgres else 'INTEGER'} PRIMARY KEY, ord INTEGER NOT NULL, seat_no INTEGER NOT NULL, "
+            f"game_id BIGINT NOT NULL, player_id BIGINT, black INTEGER NOT NULL, line_id INTEGER NOT NULL){tail}"
         )
-        cursor.execute(
-            f"{temp} players_rebuild_month (player_id BIGINT NOT NULL, month DATE NOT NULL, rating_first DOUBLE PRECISION, "
-            f"rating_last DOUBLE PRECISION, PRIMARY KEY (player_id, month)){tail}"
-        )
-        cursor.execute(
-            f"{temp} players_rebuild_rating (player_id BIGINT PRIMARY KEY, rating DOUBLE PRECISION NOT NULL){tail}"
-        )
+        cursor.execute(f"{temp} players_rebuild_game (ord INTEGER PRIMARY KEY, {ratings}){tail}")
 
 
 def _fill_rebuild_checks() -> None:
@@ -1005,22 +1116,19 @@ def _checks_join() -> str:
     return f"LEFT JOIN players_rebuild_check c ON c.game_id = {gid} AND c.actor_seat = {seat}"
 
 
-def _fill_rebuild_lines(postgres: bool) -> None:
-    """The distinct statistics lines of the seats of the rebuilt games (SELECT
-    DISTINCT), each's counters computed once with players/statistics.py
+def _fill_rebuild_lines(postgres: bool) -> dict[int, tuple[int, ...]]:
+    """The distinct statistics lines of all result rows (SELECT DISTINCT; a result
+    row of a game the rebuild leaves out only adds a line nobody joins), each's counters computed once with players/statistics.py
     ``seat_counts``, written to the lines table with a unique index on the key
-    for the seats' join."""
+    for the seats' join. Returns each line's counters by its number."""
     q = connection.ops.quote_name
     keys = _line_keys()
-    gid = f"r.{q(_column(SeatResult, 'game_id'))}"
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT DISTINCT {', '.join(keys)} FROM {q(SeatResult._meta.db_table)} r "
-            f"JOIN players_rebuild_order o ON o.game_id = {gid} {_checks_join()}"
-        )
+        cursor.execute(f"SELECT DISTINCT {', '.join(keys)} FROM {q(SeatResult._meta.db_table)} r {_checks_join()}")
         distinct = cursor.fetchall()
     n = len(LINE_COLUMNS)
     rows = []
+    counts_by_line: dict[int, tuple[int, ...]] = {}
     for line, key in enumerate(distinct):
         result = dict(zip(LINE_COLUMNS, key[:n], strict=True), seat_no=0)
         checks, hits = key[n:]
@@ -1029,30 +1137,49 @@ def _fill_rebuild_lines(postgres: bool) -> None:
             ("sheriff_check", "black", "red") if result["role"] == "sheriff" else ("don_check", "sheriff", "")
         )
         made = [{"kind": kind, "actor_seat": 0, "result": hit if i < hits else miss} for i in range(checks)]
-        rows.append((line, *key, *seat_counts(result, made)))
+        counts = seat_counts(result, made)
+        counts_by_line[line] = counts
+        rows.append((line, *key, *counts))
     columns = ["line_id", *(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY, *(q(c) for c in COUNTERS)]
     _copy_rows("players_rebuild_line", columns, rows, postgres)
     with connection.cursor() as cursor:
         cursor.execute(
             f"CREATE UNIQUE INDEX players_rebuild_line_key ON players_rebuild_line ({', '.join(columns[1 : 1 + n + len(CHECK_KEY)])})"
         )
+    return counts_by_line
 
 
-def _team_stream_sql(slots: int) -> str:
-    """One row per rebuilt game, in end order (the ordering table's: no sort of the
-    seats): its id, then per seat slot the seat's player and 1 for black, 0 for
-    red (None, None: no result row for that seat)."""
+def _fill_rebuild_seats(postgres: bool, slots: int) -> int:
+    """One narrow row per result row of a rebuilt game: its game's end order, its
+    seat, the seat's player (None: unlinked, or no seat row), 1 for black, 0 for
+    red, and its line (joined on the key). Returns how many were written.
+    On SQLite in end order (the order table's rows, each game's result rows by
+    seat from their unique index: the ORDER BY costs no sort), so that the seat
+    table (its key is end order and seat) takes each at its end; PostgreSQL's
+    hash joins keep no order, and there the key's index takes them."""
     q = connection.ops.quote_name
-    r_table, s_table = q(SeatResult._meta.db_table), q(GameSeat._meta.db_table)
-    r_gid, r_seat, team = (q(_column(SeatResult, c)) for c in ("game_id", "seat_no", "team"))
-    s_gid, s_seat, s_pid = (q(_column(GameSeat, c)) for c in ("game_id", "seat_no", "player_id"))
-    cols, joins = [], []
-    for i in range(1, slots + 1):
-        cols.append(f"s{i}.{s_pid}")
-        cols.append(f"CASE WHEN r{i}.{team} = 'black' THEN 1 WHEN r{i}.{r_gid} IS NOT NULL THEN 0 END")
-        joins.append(f"LEFT JOIN {r_table} r{i} ON r{i}.{r_gid} = o.game_id AND r{i}.{r_seat} = {i}")
-        joins.append(f"LEFT JOIN {s_table} s{i} ON s{i}.{s_gid} = o.game_id AND s{i}.{s_seat} = {i}")
-    return f"SELECT o.game_id, {', '.join(cols)} FROM players_rebuild_order o {' '.join(joins)} ORDER BY o.ord"
+    r_gid, r_seat, team = (f"r.{q(_column(SeatResult, c))}" for c in ("game_id", "seat_no", "team"))
+    s_gid, s_seat, s_pid = (f"s.{q(_column(GameSeat, c))}" for c in ("game_id", "seat_no", "player_id"))
+    names = [*(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY]
+    on = " AND ".join(f"l.{name} = {expr}" for name, expr in zip(names, _line_keys(), strict=True))
+    order = "" if postgres else f" ORDER BY o.ord, {r_seat}"
+    with connection.cursor() as cursor:
+        if postgres:
+            # The planner takes the thirteen key equalities as independent, expects
+            # one row from each join and picks nested loops: 3 million index probes
+            # and 9 s, where hash joins take 2 s. For this statement only.
+            cursor.execute("SET LOCAL enable_nestloop = off")
+        cursor.execute(
+            f"INSERT INTO players_rebuild_seat (k, ord, seat_no, game_id, player_id, black, line_id) "
+            f"SELECT o.ord * {slots + 1} + {r_seat}, o.ord, {r_seat}, {r_gid}, {s_pid}, CASE WHEN {team} = 'black' THEN 1 ELSE 0 END, l.line_id "
+            f"FROM players_rebuild_order o JOIN {q(SeatResult._meta.db_table)} r ON {r_gid} = o.game_id "
+            f"LEFT JOIN {q(GameSeat._meta.db_table)} s ON {s_gid} = {r_gid} AND {s_seat} = {r_seat} "
+            f"{_checks_join()} JOIN players_rebuild_line l ON {on}{order}"
+        )
+        written = int(cursor.rowcount)
+        if postgres:
+            cursor.execute("SET LOCAL enable_nestloop TO DEFAULT")
+        return written
 
 
 def _link_unlinked_seats(index: NameIndex) -> None:
@@ -1067,82 +1194,66 @@ def _link_unlinked_seats(index: NameIndex) -> None:
         _link_seats(ids[start : start + 5000], index)
 
 
-def _copy_rows(
-    table: str, columns: list[str], rows: Sequence[Sequence[Any]], postgres: bool, *, pad: bool = False
-) -> None:
-    """Rows into a table in bulk: COPY on PostgreSQL, one prepared INSERT
-    (executemany) on SQLite. `pad`: short rows end in None (an uncounted game's wide row)."""
+def _copy_rows(table: str, columns: list[str], rows: Sequence[Sequence[Any]], postgres: bool) -> None:
+    """Rows into a table in bulk: binary COPY on PostgreSQL (15× text COPY's speed
+    for rows of numbers: no formatting or parsing of text), one prepared INSERT
+    (executemany) on SQLite."""
     if not rows:
         return
-    width = len(columns)
-    if pad:
-        rows = [row if len(row) == width else (*row, *([None] * (width - len(row)))) for row in rows]
     with connection.cursor() as cursor:
         if postgres:
             raw = cursor.cursor  # the psycopg cursor: COPY, the bulk path of PostgreSQL
-            with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            types = _postgres_column_types(raw, table, columns)
+            with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(types)
                 for row in rows:
                     copy.write_row(row)
         else:
-            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(['%s'] * width)})", rows)
+            placeholders = ", ".join(["%s"] * len(columns))
+            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})", rows)
+
+
+def _postgres_column_types(raw: Any, table: str, columns: list[str]) -> list[int]:
+    """The type (oid) of each of a table's columns: binary COPY sends each value in
+    its column's own binary form, with no cast on the server."""
+    raw.execute(
+        "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+        [table],
+    )
+    oids = dict(raw.fetchall())
+    return [int(oids[c.strip('"')]) for c in columns]
 
 
 def _insert_player_games(slots: int) -> None:
-    """The stored player-game rows, one statement: every linked seat's result row of
-    a rebuilt game, its line (joined on the key), its ratings from the game's wide row."""
+    """The stored player-game rows, one statement: every linked seat's narrow row,
+    its line's counters (joined by number), its game's end and its ratings from
+    the game's wide row (none: not counted). Its id is the seat row's key (end
+    order, then seat): PostgreSQL generating a million identity values cost a
+    third of the INSERT."""
     q = connection.ops.quote_name
-    r_gid, r_seat = (f"r.{q(_column(SeatResult, c))}" for c in ("game_id", "seat_no"))
 
     def by_seat(prefix: str) -> str:
-        return f"CASE {r_seat} {' '.join(f'WHEN {i} THEN t.{prefix}{i}' for i in range(1, slots + 1))} END"
+        return f"CASE x.seat_no {' '.join(f'WHEN {i} THEN t.{prefix}{i}' for i in range(1, slots + 1))} END"
 
-    target = ", ".join(q(_column(PlayerGame, c)) for c in PG_COLUMNS)
+    target = ", ".join(q(_column(PlayerGame, c)) for c in ("id", *PG_COLUMNS))
     source = {
-        "player_id": f"s.{q(_column(GameSeat, 'player_id'))}", "game_id": r_gid, "seat_no": r_seat,
-        "finished_at": f"g.{q('finished_at')}", "rated": f"{by_seat('ra')} IS NOT NULL",
+        "player_id": "x.player_id", "game_id": "x.game_id", "seat_no": "x.seat_no",
+        "finished_at": f"g.{q(_column(Game, 'finished_at'))}", "rated": "t.ord IS NOT NULL",
         "rating_before": by_seat("rb"), "rating_after": by_seat("ra"),
         "role": "l.k_role", "team": "l.k_team", "won": "l.k_won",
     }  # fmt: skip
     values = ", ".join(source.get(c, f"l.{q(c)}") for c in PG_COLUMNS)
-    names = [*(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY]
-    on = " AND ".join(f"l.{name} = {expr}" for name, expr in zip(names, _line_keys(), strict=True))
     sql = (
-        f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT {values} "
-        f"FROM {q(SeatResult._meta.db_table)} r JOIN players_rebuild_game t ON t.game_id = {r_gid} "
-        f"JOIN {q(GameSeat._meta.db_table)} s ON s.{q(_column(GameSeat, 'game_id'))} = {r_gid} AND s.{q(_column(GameSeat, 'seat_no'))} = {r_seat} "
-        f"JOIN {q(Game._meta.db_table)} g ON g.{q('id')} = {r_gid} {_checks_join()} "
-        f"JOIN players_rebuild_line l ON {on} "
-        f"WHERE s.{q(_column(GameSeat, 'player_id'))} IS NOT NULL"
+        f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT x.k, {values} "
+        f"FROM players_rebuild_seat x JOIN {q(Game._meta.db_table)} g ON g.{q(_column(Game, 'id'))} = x.game_id "
+        f"JOIN players_rebuild_line l ON l.line_id = x.line_id LEFT JOIN players_rebuild_game t ON t.ord = x.ord "
+        f"WHERE x.player_id IS NOT NULL"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql)
-
-
-def _insert_months_and_totals() -> None:
-    """The month rows: each player's player-game rows summed per month of the game
-    (GROUP BY; the month of each game from its wide row), with the month's first
-    and last rating from the rebuild; then the totals rows: his month rows summed,
-    with his rating after his last counted game."""
-    q = connection.ops.quote_name
-    pg, month, stats = (q(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats))
-    pid, gid, rated = (q(_column(PlayerGame, c)) for c in ("player_id", "game_id", "rated"))
-    sums = ", ".join(f"SUM(p.{q(c)}) AS {q(c)}" for c in COUNTERS)
-    counters = ", ".join(f"a.{q(c)}" for c in COUNTERS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {month} ({', '.join(q(_column(PlayerMonth, c)) for c in MONTH_COLUMNS)}) "
-            f"SELECT a.pid, a.month, a.rated_games, m.rating_first, m.rating_last, {counters} FROM ("
-            f"SELECT p.{pid} AS pid, t.month AS month, SUM(CASE WHEN p.{rated} THEN 1 ELSE 0 END) AS rated_games, {sums} "
-            f"FROM {pg} p JOIN players_rebuild_game t ON t.game_id = p.{gid} GROUP BY p.{pid}, t.month) a "
-            f"LEFT JOIN players_rebuild_month m ON m.player_id = a.pid AND m.month = a.month"
-        )
-        m_pid = q(_column(PlayerMonth, "player_id"))
-        cursor.execute(
-            f"INSERT INTO {stats} ({', '.join(q(_column(PlayerStats, c)) for c in STATS_COLUMNS)}) "
-            f"SELECT a.pid, r.rating, a.rated_games, {counters} FROM ("
-            f"SELECT {m_pid} AS pid, SUM({q('rated_games')}) AS rated_games, {', '.join(f'SUM({q(c)}) AS {q(c)}' for c in COUNTERS)} "
-            f"FROM {month} GROUP BY {m_pid}) a LEFT JOIN players_rebuild_rating r ON r.player_id = a.pid"
-        )
+        # The ids were given: the next row the incremental path writes takes the one after the last.
+        for statement in connection.ops.sequence_reset_sql(no_style(), [PlayerGame]):
+            cursor.execute(statement)
 
 
 def _rated_row(game_id: int, at: Any, result: GameRating, after: SideTotals) -> tuple[Any, ...]:
