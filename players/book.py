@@ -16,17 +16,19 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
-from itertools import chain, groupby
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
+from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
 from django.conf import settings
 from django.core.management.color import no_style
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Q, UniqueConstraint
 from django.utils import timezone
 
@@ -710,12 +712,35 @@ def recompute() -> int:
     All inside one transaction, the player-game table's secondary indexes built
     after its rows (one sort each instead of a million B-tree inserts).
     """
-    from players.services import name_index
-
     postgres = connection.vendor == "postgresql"
     phases = _Phases()
-    with _sqlite_bulk_settings(), transaction.atomic(), _bulk_load(STORED_MODELS, postgres):
+    with _sqlite_bulk_settings(), transaction.atomic():
         _postgres_bulk_settings(postgres)
+        games = _rebuild_into_empty_tables(postgres, phases)
+        _reset_player_game_ids()
+    phases.done("indexes and foreign keys rebuilt, commit")
+    if postgres and games:
+        with connection.cursor() as cursor:
+            # Fresh statistics for the pages' plans (autovacuum would come later).
+            cursor.execute(
+                f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}"
+            )
+        phases.done("analyze")
+    return games
+
+
+# Indexes whose rows the rebuild writes in their own order (end order), kept while
+# it writes on SQLite: each row goes at the index's end, which costs less there
+# than a sort of a million keys after. PostgreSQL, whose writes run beside the
+# Python half of the rebuild, builds every index after them.
+KEPT_WHILE_LOADING_ON_SQLITE = ("players_pg_finished",)
+
+
+def _rebuild_into_empty_tables(postgres: bool, phases: _Phases) -> int:
+    """recompute's work inside its transaction; returns the games played."""
+    from players.services import name_index
+
+    with _bulk_load(STORED_MODELS, postgres, keep=() if postgres else KEPT_WHILE_LOADING_ON_SQLITE):
         _empty_stored_tables(postgres)
         games_sql, params = rebuild_games_sql()
         with connection.cursor() as cursor:
@@ -736,9 +761,7 @@ def recompute() -> int:
         _analyze_temporary(postgres, "players_rebuild_seat", "players_rebuild_line")
         phases.done("seat rows")
         played = _play_in_end_order(games, slots, PackedCounters(lines, seats), postgres)
-        phases.done("games played, wide and counted-game rows written")
-        _insert_player_games(slots)
-        phases.done("player-game rows inserted")
+        phases.done("games played, their player-game and counted-game rows written")
         _copy_rows(
             PlayerMonth._meta.db_table, [_column(PlayerMonth, c) for c in MONTH_COLUMNS], played.months, postgres
         )
@@ -749,14 +772,6 @@ def recompute() -> int:
             for table in REBUILD_TABLES:
                 cursor.execute(f"DROP TABLE {table}")
         phases.done("month and totals rows written")
-    phases.done("indexes and foreign keys rebuilt, commit")
-    if postgres:
-        with connection.cursor() as cursor:
-            # Fresh statistics for the pages' plans (autovacuum would come later).
-            cursor.execute(
-                f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}"
-            )
-        phases.done("analyze")
     return len(games)
 
 
@@ -794,22 +809,31 @@ class _Played:
     totals: list[tuple[Any, ...]]  # STATS_COLUMNS order
 
 
+# Games per batch of the play loop: the seat rows of a batch are read, its games
+# played and its player-game rows written as one unit, so that the database writes
+# one batch while Python plays the next.
+PLAY_BATCH = 10_000
+
+
 def _play_in_end_order(games: list[tuple[Any, ...]], slots: int, packed: PackedCounters, postgres: bool) -> _Played:
-    """Every rebuilt game in end order: its seats from the narrow seat rows, the
-    counted ones played (``Book.play``) with the ratings before and after each
-    seat written to the game's wide row, and each linked seat's line added to
-    his sums of the game's month. Returns the month and totals rows."""
+    """Every rebuilt game in end order, in batches: its seats from the narrow seat
+    rows, the counted ones played (``Book.play``) with the ratings before and
+    after each seat written to the game's wide row, and each linked seat's line
+    added to his sums of the game's month; then the batch's player-game rows
+    written (``_insert_player_games``). That INSERT … SELECT, the database's
+    work, runs in the background (``_background_statement``) while Python plays
+    the next batch: the rebuild's two halves share the machine's cores instead
+    of taking turns. Returns the month and totals rows."""
     book = Book(settings=rating_settings())
     ratings, initial = book.ratings, book.settings.initial
     lines, counted_bit = packed.lines, packed.counted
-    wide: list[tuple[Any, ...]] = []
-    rated_out: list[tuple[Any, ...]] = []
+    base = slots + 1  # a seat row's key: ord · base + seat
     month_rows: list[tuple[Any, ...]] = []
     totals: dict[int, int] = {}
     month_sums: dict[int, int] = {}  # this month's sums per player
     month_start: dict[int, float] = {}  # the ratings when this month began
-    month_cache: dict[str, date] = {}
     month: date | None = None
+    month_end: Any = None  # the first moment after this month, as the database gives `at`
     db_month: Any = None
 
     def close_month() -> None:
@@ -822,62 +846,126 @@ def _play_in_end_order(games: list[tuple[Any, ...]], slots: int, packed: PackedC
             month_rows.append((pid, db_month, rated, first, last, *counts))
             totals[pid] = totals.get(pid, 0) + value
 
-    columns = _wide_columns(slots)
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT ord, seat_no, player_id, black, line_id FROM players_rebuild_seat ORDER BY k")
-        rows = chain.from_iterable(iter(lambda: cursor.fetchmany(10000), []))
-        by_game = groupby(rows, key=itemgetter(0))
-        pending = next(by_game, None)
-        for ord_, (game_id, at, winner, ppk, counted) in enumerate(games):
-            seats: list[tuple[Any, ...]] = []
-            if pending is not None and pending[0] == ord_:
-                seats = list(pending[1])
-                pending = next(by_game, None)
-            day = str(at)[:10]  # the UTC day (SQLite gives text, PostgreSQL a datetime in UTC)
-            at_month = month_cache.get(day)
-            if at_month is None:
-                at_month = month_of(at)
-                # A UTC day lies in one local month unless it is near a month's edge.
-                if 2 < int(day[8:10]) < 27:
-                    month_cache[day] = at_month
-            if at_month != month:
-                if month is not None:
-                    close_month()
-                month, db_month = at_month, _db_date(at_month)
-                month_start, month_sums = dict(ratings), {}
-            if not counted:
-                for _ord, _seat, pid, _black, line in seats:
+    def read(start: int, stop: int) -> list[tuple[Any, ...]]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT ord, seat_no, player_id, black, line_id FROM players_rebuild_seat "
+                "WHERE k >= %s AND k < %s ORDER BY k",
+                [start * base, stop * base],
+            )
+            return list(cursor.fetchall())
+
+    batches = [(start, min(start + PLAY_BATCH, len(games))) for start in range(0, len(games), PLAY_BATCH)]
+    rows = read(*batches[0])
+    with _background_statement() as background:
+        for i, (start, stop) in enumerate(batches):
+            wide: list[tuple[Any, ...]] = []
+            rated_out: list[tuple[Any, ...]] = []
+            by_game = groupby(rows, key=itemgetter(0))
+            pending = next(by_game, None)
+            for ord_ in range(start, stop):
+                game_id, at, winner, ppk, counted = games[ord_]
+                seats: list[tuple[Any, ...]] = []
+                if pending is not None and pending[0] == ord_:
+                    seats = list(pending[1])
+                    pending = next(by_game, None)
+                if month_end is None or at >= month_end:  # end order: a later month
+                    if month is not None:
+                        close_month()
+                    month, month_end = _month_and_end(at)
+                    db_month = _db_date(month)
+                    month_start, month_sums = dict(ratings), {}
+                if not counted:
+                    for _ord, _seat, pid, _black, line in seats:
+                        if pid is not None:
+                            month_sums[pid] = month_sums.get(pid, 0) + lines[line]
+                    continue
+                # seats: (ord, seat_no, player or None, 1 black / 0 red, line)
+                red: list[int | None] = []
+                black: list[int | None] = []
+                before: list[float | None] = [None] * slots
+                linked = []  # (slot, player) of the seats with a player
+                for _ord, seat, pid, is_black, line in seats:
+                    (black if is_black else red).append(pid)
                     if pid is not None:
-                        month_sums[pid] = month_sums.get(pid, 0) + lines[line]
-                continue
-            red: list[int | None] = []
-            black: list[int | None] = []
-            before: list[float | None] = [None] * slots
-            linked = []  # (slot, player) of the seats with a player
-            for _ord, seat, pid, is_black, line in seats:
-                (black if is_black else red).append(pid)
-                if pid is not None:
-                    month_sums[pid] = month_sums.get(pid, 0) + lines[line] + counted_bit
-                    before[seat - 1] = ratings.get(pid, initial)
-                    linked.append((seat - 1, pid))
-            result, totals_after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
-            after: list[float | None] = [None] * slots
-            for slot, pid in linked:
-                after[slot] = ratings[pid]
-            wide.append((ord_, *before, *after))
-            rated_out.append(_rated_row(game_id, at, result, totals_after))
-            if len(wide) >= 10000:
-                _copy_rows("players_rebuild_game", columns, wide, postgres)
-                wide = []
-        close_month()
-    _copy_rows("players_rebuild_game", columns, wide, postgres)
-    _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
-    _analyze_temporary(postgres, "players_rebuild_game")
+                        month_sums[pid] = month_sums.get(pid, 0) + lines[line] + counted_bit
+                        before[seat - 1] = ratings.get(pid, initial)
+                        linked.append((seat - 1, pid))
+                result, totals_after = book.play(CountedGame(game_id, {RED: red, BLACK: black}, winner, ppk))
+                after: list[float | None] = [None] * slots
+                for slot, pid in linked:
+                    after[slot] = ratings[pid]
+                wide.append((ord_, *before, *after))
+                rated_out.append(_rated_row(game_id, at, result, totals_after))
+            background.wait()  # the previous batch's player-game rows are written: the connection is free
+            _copy_rows("players_rebuild_game", _wide_columns(slots), wide, postgres)
+            _copy_rows(RatedGame._meta.db_table, [_column(RatedGame, c) for c in RG_COLUMNS], rated_out, postgres)
+            if i + 1 < len(batches):
+                rows = read(*batches[i + 1])
+            background.start(_insert_player_games, slots, start, stop)
+    close_month()
     total_rows = []
     for pid, value in totals.items():
         *counts, rated = packed.unpack(value)
         total_rows.append((pid, ratings.get(pid), rated, *counts))
     return _Played(month_rows, total_rows)
+
+
+def _month_and_end(at: Any) -> tuple[date, Any]:
+    """The calendar month (its first day, in the site's time zone) of a game that
+    ended at `at` (a value as the database gives it: a datetime, naive UTC on
+    SQLite, or text), and the first moment after that month in the same form,
+    so that the play loop finds a month's end with one comparison per game."""
+    local = timezone.localtime(_from_db_datetime(at))
+    first = local.date().replace(day=1)
+    following = (first + timedelta(days=32)).replace(day=1)
+    end = timezone.make_aware(datetime.combine(following, dt_time.min), local.tzinfo).astimezone(UTC)
+    if isinstance(at, str):
+        return first, end.strftime("%Y-%m-%d %H:%M:%S")
+    return first, end if at.tzinfo is not None else end.replace(tzinfo=None)
+
+
+class _Background:
+    """One statement at a time run on this thread's database connection by a thread
+    of its own, inside its transaction (the connection shared the way Django's
+    live server shares it with its thread), while the caller computes: sqlite3
+    and psycopg let go of the GIL while the database works. Between ``start``
+    and ``wait`` the caller must not use the connection; its own reads and bulk
+    writes stay on its thread (they hold the GIL row by row: in the thread they
+    waited for it)."""
+
+    def __init__(self, pool: ThreadPoolExecutor) -> None:
+        self.pool = pool
+        self.running: Future[None] | None = None
+
+    def start(self, statement: Callable[..., None], *args: Any) -> None:
+        self.wait()
+        self.running = self.pool.submit(statement, *args)
+
+    def wait(self) -> None:
+        if self.running is not None:
+            running, self.running = self.running, None
+            running.result()  # its error, if any, raised here
+
+
+@contextmanager
+def _background_statement() -> Iterator[_Background]:
+    """A ``_Background`` for the block; leaving waits for the statement still
+    running (the transaction never ends under it) and raises its error."""
+    shared = connections[DEFAULT_DB_ALIAS]
+    shared.inc_thread_sharing()
+
+    def adopt() -> None:
+        connections[DEFAULT_DB_ALIAS] = shared
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rebuild-db", initializer=adopt)
+    background = _Background(pool)
+    try:
+        yield background
+        background.wait()
+    finally:
+        pool.shutdown(wait=True)
+        shared.dec_thread_sharing()
 
 
 STORED_MODELS = (PlayerGame, RatedGame, PlayerStats, PlayerMonth)
@@ -902,20 +990,26 @@ def _empty_stored_tables(postgres: bool) -> None:
 
 
 @contextmanager
-def _bulk_load(models: Sequence[Any], postgres: bool) -> Iterator[None]:
-    """The models' secondary indexes dropped while their rows are written in bulk
-    and built again after (one sort each instead of a million B-tree inserts in
-    another order); on PostgreSQL their unique constraints and foreign keys too
-    (a unique index is one more B-tree insert per row; each row written would
-    queue a deferred foreign-key check, run one by one at the commit: 0.8 s for
-    the month, totals and counted-game rows alone; ADD CONSTRAINT validates each
-    in one pass). SQLite cannot drop a table's constraint: the player-game
-    table's unique index takes the rows in end order, near its end. Inside the
-    caller's transaction: on an error everything is rolled back, indexes included."""
+def _bulk_load(models: Sequence[Any], postgres: bool, keep: Sequence[str] = ()) -> Iterator[None]:
+    """The models' secondary indexes (but those named in `keep`) dropped while
+    their rows are written in bulk and built again after (one sort each instead
+    of a million B-tree inserts in another order); on PostgreSQL their primary
+    keys, unique constraints and foreign keys too (each index is one more B-tree
+    insert per row; each row written would queue a deferred foreign-key check,
+    run one by one at the commit: 0.8 s for the month, totals and counted-game
+    rows alone; ADD CONSTRAINT builds or validates each in one pass). SQLite
+    cannot drop a table's constraint: its primary key and unique indexes take
+    the rows in end order, near their end. Inside the caller's transaction: on
+    an error everything is rolled back, indexes included."""
     q = connection.ops.quote_name
     editor = connection.schema_editor(collect_sql=True)  # only builds statements (never entered)
     editor.deferred_sql = []  # what __enter__ would set; the index statements look at it
     foreign_keys: list[tuple[str, str, str, str, str]] = []
+    primary_keys: list[tuple[str, str, list[str]]] = []
+    indexes = [(model, index) for model in models for index in model._meta.indexes if index.name not in keep]
+    uniques = [
+        (model, c) for model in models for c in model._meta.constraints if postgres and isinstance(c, UniqueConstraint)
+    ]
     with connection.cursor() as cursor:
         if postgres:
             # Rows written earlier in this transaction (an archive's import) queue deferred
@@ -927,30 +1021,32 @@ def _bulk_load(models: Sequence[Any], postgres: bool) -> Iterator[None]:
                 for name, c in connection.introspection.get_constraints(cursor, table).items():
                     if c["foreign_key"]:
                         foreign_keys.append((table, name, c["columns"][0], *c["foreign_key"]))
+                    elif c["primary_key"]:
+                        primary_keys.append((table, name, c["columns"]))
             for table, name, *_rest in foreign_keys:
                 cursor.execute(f"ALTER TABLE {q(table)} DROP CONSTRAINT {q(name)}")
-        for model in models:
-            for unique in _unique_constraints(model, postgres):
-                cursor.execute(str(unique.remove_sql(model, editor)))
-            for index in model._meta.indexes:
-                cursor.execute(str(index.remove_sql(model, editor)))
+            for table, name, _columns in primary_keys:
+                cursor.execute(f"ALTER TABLE {q(table)} DROP CONSTRAINT {q(name)}")
+        for model, unique in uniques:
+            cursor.execute(str(unique.remove_sql(model, editor)))
+        for model, index in indexes:
+            cursor.execute(str(index.remove_sql(model, editor)))
     yield
     with connection.cursor() as cursor:
-        for model in models:
-            for unique in _unique_constraints(model, postgres):
-                cursor.execute(str(unique.create_sql(model, editor)))
-            for index in model._meta.indexes:
-                cursor.execute(str(index.create_sql(model, editor)))
+        for table, name, columns in primary_keys:
+            cursor.execute(
+                f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} PRIMARY KEY ({', '.join(map(q, columns))})"
+            )
+        for model, unique in uniques:
+            cursor.execute(str(unique.create_sql(model, editor)))
+        for model, index in indexes:
+            cursor.execute(str(index.create_sql(model, editor)))
         for table, name, column, to_table, to_column in foreign_keys:
             cursor.execute(
                 f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED"
             )
         if postgres:
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")  # Django's default for the rest of the transaction
-
-
-def _unique_constraints(model: Any, postgres: bool) -> list[UniqueConstraint]:
-    return [c for c in model._meta.constraints if postgres and isinstance(c, UniqueConstraint)]
 
 
 @contextmanager
@@ -1224,8 +1320,9 @@ def _postgres_column_types(raw: Any, table: str, columns: list[str]) -> list[int
     return [int(oids[c.strip('"')]) for c in columns]
 
 
-def _insert_player_games(slots: int) -> None:
-    """The stored player-game rows, one statement: every linked seat's narrow row,
+def _insert_player_games(slots: int, start: int, stop: int) -> None:
+    """The stored player-game rows of the games in end order [start, stop) (one
+    batch), one statement: every linked seat's narrow row,
     its line's counters (joined by number), its game's end and its ratings from
     the game's wide row (none: not counted). Its id is the seat row's key (end
     order, then seat): PostgreSQL generating a million identity values cost a
@@ -1246,12 +1343,19 @@ def _insert_player_games(slots: int) -> None:
     sql = (
         f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT x.k, {values} "
         f"FROM players_rebuild_seat x JOIN {q(Game._meta.db_table)} g ON g.{q(_column(Game, 'id'))} = x.game_id "
-        f"JOIN players_rebuild_line l ON l.line_id = x.line_id LEFT JOIN players_rebuild_game t ON t.ord = x.ord "
-        f"WHERE x.player_id IS NOT NULL"
+        f"JOIN players_rebuild_line l ON l.line_id = x.line_id "
+        f"LEFT JOIN players_rebuild_game t ON t.ord = x.ord AND t.ord >= %s AND t.ord < %s "
+        f"WHERE x.k >= %s AND x.k < %s AND x.player_id IS NOT NULL"
     )
+    base = slots + 1  # the seat rows' key: ord · base + seat
     with connection.cursor() as cursor:
-        cursor.execute(sql)
-        # The ids were given: the next row the incremental path writes takes the one after the last.
+        cursor.execute(sql, [start, stop, start * base, stop * base])
+
+
+def _reset_player_game_ids() -> None:
+    """The rebuild gave the player-game ids: the next row the incremental path
+    writes takes the one after the last."""
+    with connection.cursor() as cursor:
         for statement in connection.ops.sequence_reset_sql(no_style(), [PlayerGame]):
             cursor.execute(statement)
 
