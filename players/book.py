@@ -755,9 +755,9 @@ def _rebuild_into_empty_tables(postgres: bool, phases: _Phases) -> int:
         _fill_rebuild_checks()
         _analyze_temporary(postgres, "players_rebuild_order", "players_rebuild_check")
         phases.done("games read, seats linked, night checks summed")
-        lines = _fill_rebuild_lines(postgres)
+        code, lines = _fill_rebuild_lines(postgres)
         phases.done("distinct statistics lines")
-        seats = _fill_rebuild_seats(postgres, slots)
+        seats = _fill_rebuild_seats(postgres, slots, code)
         _analyze_temporary(postgres, "players_rebuild_seat", "players_rebuild_line")
         phases.done("seat rows")
         played = _play_in_end_order(games, slots, PackedCounters(lines, seats), postgres)
@@ -1152,8 +1152,9 @@ def _create_rebuild_tables(postgres: bool, slots: int) -> None:
     key = ", ".join(f"k_{c} {_sql_type(SeatResult, c)} NOT NULL" for c in LINE_COLUMNS)
     counters = ", ".join(f"{q(c)} INTEGER NOT NULL" for c in COUNTERS)
     ratings = ", ".join(f"{c}{i} DOUBLE PRECISION" for c in ("rb", "ra") for i in range(1, slots + 1))
-    # k: the seat row's key, end order then seat (ord · (slots + 1) + seat); on
-    # SQLite an INTEGER PRIMARY KEY is the row id itself: no index beside the table.
+    # k: the seat row's key, end order then seat (ord · (slots + 1) + seat). On
+    # SQLite an INTEGER PRIMARY KEY (64 bits) is the row id itself: no index beside the table.
+    big_key = "BIGINT" if postgres else "INTEGER"
     with connection.cursor() as cursor:
         for table in REBUILD_TABLES:
             cursor.execute(f"DROP TABLE IF EXISTS {table}")
@@ -1164,11 +1165,11 @@ def _create_rebuild_tables(postgres: bool, slots: int) -> None:
             f"PRIMARY KEY (game_id, actor_seat)){tail}"
         )
         cursor.execute(
-            f"{temp} players_rebuild_line (line_id INTEGER PRIMARY KEY, {key}, k_checks INTEGER NOT NULL, k_check_hits INTEGER NOT NULL, {counters}){tail}"
+            f"{temp} players_rebuild_line (line_id {big_key} PRIMARY KEY, {key}, k_checks INTEGER NOT NULL, k_check_hits INTEGER NOT NULL, {counters}){tail}"
         )
         cursor.execute(
-            f"{temp} players_rebuild_seat (k {'BIGINT' if postgres else 'INTEGER'} PRIMARY KEY, ord INTEGER NOT NULL, seat_no INTEGER NOT NULL, "
-            f"game_id BIGINT NOT NULL, player_id BIGINT, black INTEGER NOT NULL, line_id INTEGER NOT NULL){tail}"
+            f"{temp} players_rebuild_seat (k {big_key} PRIMARY KEY, ord INTEGER NOT NULL, seat_no INTEGER NOT NULL, "
+            f"game_id BIGINT NOT NULL, player_id BIGINT, black INTEGER NOT NULL, line_id BIGINT NOT NULL){tail}"
         )
         cursor.execute(f"{temp} players_rebuild_game (ord INTEGER PRIMARY KEY, {ratings}){tail}")
 
@@ -1212,20 +1213,59 @@ def _checks_join() -> str:
     return f"LEFT JOIN players_rebuild_check c ON c.game_id = {gid} AND c.actor_seat = {seat}"
 
 
-def _fill_rebuild_lines(postgres: bool) -> dict[int, tuple[int, ...]]:
+@dataclass
+class LineCode:
+    """A statistics line's number computed from its key by the database, with no
+    join: each key column's value becomes a digit (its place among the values
+    that column takes in the distinct lines) and the digits one number in mixed
+    radix. ``sql`` is that expression over a result row r and its summed checks c
+    (``_line_keys``), ``params`` its values in order. A value no distinct line
+    has gives NULL, which the seat table refuses: a result row written after the
+    lines were read fails the rebuild (rolled back) instead of losing its seat."""
+
+    sql: str
+    params: list[Any]
+    digits: list[dict[Any, int]]
+    radices: list[int]
+
+    @classmethod
+    def of(cls, keys: Sequence[tuple[Any, ...]]) -> LineCode:
+        exprs = _line_keys()
+        digits: list[dict[Any, int]] = []
+        radices: list[int] = []
+        terms, params = [], []
+        radix = 1
+        for i, expr in enumerate(exprs):
+            values = sorted({key[i] for key in keys})
+            digits.append({value: d for d, value in enumerate(values)})
+            radices.append(radix)
+            terms.append(f"(CASE {expr} {' '.join(f'WHEN %s THEN {d * radix}' for d in range(len(values)))} END)")
+            params.extend(values)
+            radix *= max(1, len(values))
+        if radix >= 2**62:  # every combination numbered: past what a BIGINT holds
+            raise OverflowError("statistics line keys take too many values to number")
+        return cls(" + ".join(terms), params, digits, radices)
+
+    def number(self, key: Sequence[Any]) -> int:
+        return sum(self.digits[i][value] * self.radices[i] for i, value in enumerate(key))
+
+
+def _fill_rebuild_lines(postgres: bool) -> tuple[LineCode, dict[int, tuple[int, ...]]]:
     """The distinct statistics lines of all result rows (SELECT DISTINCT; a result
-    row of a game the rebuild leaves out only adds a line nobody joins), each's counters computed once with players/statistics.py
-    ``seat_counts``, written to the lines table with a unique index on the key
-    for the seats' join. Returns each line's counters by its number."""
+    row of a game the rebuild leaves out only adds a line nobody reads), each's
+    counters computed once with players/statistics.py ``seat_counts``, written to
+    the lines table under its number (``LineCode``). Returns the numbering and
+    each line's counters by its number."""
     q = connection.ops.quote_name
     keys = _line_keys()
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT DISTINCT {', '.join(keys)} FROM {q(SeatResult._meta.db_table)} r {_checks_join()}")
         distinct = cursor.fetchall()
+    code = LineCode.of(distinct)
     n = len(LINE_COLUMNS)
     rows = []
     counts_by_line: dict[int, tuple[int, ...]] = {}
-    for line, key in enumerate(distinct):
+    for key in distinct:
         result = dict(zip(LINE_COLUMNS, key[:n], strict=True), seat_no=0)
         checks, hits = key[n:]
         # As many checks as the seat made of its role's kind, `hits` of them finding what they look for.
@@ -1234,21 +1274,19 @@ def _fill_rebuild_lines(postgres: bool) -> dict[int, tuple[int, ...]]:
         )
         made = [{"kind": kind, "actor_seat": 0, "result": hit if i < hits else miss} for i in range(checks)]
         counts = seat_counts(result, made)
+        line = code.number(key)
         counts_by_line[line] = counts
         rows.append((line, *key, *counts))
     columns = ["line_id", *(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY, *(q(c) for c in COUNTERS)]
     _copy_rows("players_rebuild_line", columns, rows, postgres)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"CREATE UNIQUE INDEX players_rebuild_line_key ON players_rebuild_line ({', '.join(columns[1 : 1 + n + len(CHECK_KEY)])})"
-        )
-    return counts_by_line
+    return code, counts_by_line
 
 
-def _fill_rebuild_seats(postgres: bool, slots: int) -> int:
+def _fill_rebuild_seats(postgres: bool, slots: int, code: LineCode) -> int:
     """One narrow row per result row of a rebuilt game: its game's end order, its
     seat, the seat's player (None: unlinked, or no seat row), 1 for black, 0 for
-    red, and its line (joined on the key). Returns how many were written.
+    red, and its line's number (``LineCode``: no join on the key's thirteen
+    columns). Returns how many were written.
     On SQLite in end order (the order table's rows, each game's result rows by
     seat from their unique index: the ORDER BY costs no sort), so that the seat
     table (its key is end order and seat) takes each at its end; PostgreSQL's
@@ -1256,26 +1294,17 @@ def _fill_rebuild_seats(postgres: bool, slots: int) -> int:
     q = connection.ops.quote_name
     r_gid, r_seat, team = (f"r.{q(_column(SeatResult, c))}" for c in ("game_id", "seat_no", "team"))
     s_gid, s_seat, s_pid = (f"s.{q(_column(GameSeat, c))}" for c in ("game_id", "seat_no", "player_id"))
-    names = [*(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY]
-    on = " AND ".join(f"l.{name} = {expr}" for name, expr in zip(names, _line_keys(), strict=True))
     order = "" if postgres else f" ORDER BY o.ord, {r_seat}"
     with connection.cursor() as cursor:
-        if postgres:
-            # The planner takes the thirteen key equalities as independent, expects
-            # one row from each join and picks nested loops: 3 million index probes
-            # and 9 s, where hash joins take 2 s. For this statement only.
-            cursor.execute("SET LOCAL enable_nestloop = off")
         cursor.execute(
             f"INSERT INTO players_rebuild_seat (k, ord, seat_no, game_id, player_id, black, line_id) "
-            f"SELECT o.ord * {slots + 1} + {r_seat}, o.ord, {r_seat}, {r_gid}, {s_pid}, CASE WHEN {team} = 'black' THEN 1 ELSE 0 END, l.line_id "
+            f"SELECT o.ord * {slots + 1} + {r_seat}, o.ord, {r_seat}, {r_gid}, {s_pid}, CASE WHEN {team} = 'black' THEN 1 ELSE 0 END, {code.sql} "
             f"FROM players_rebuild_order o JOIN {q(SeatResult._meta.db_table)} r ON {r_gid} = o.game_id "
             f"LEFT JOIN {q(GameSeat._meta.db_table)} s ON {s_gid} = {r_gid} AND {s_seat} = {r_seat} "
-            f"{_checks_join()} JOIN players_rebuild_line l ON {on}{order}"
+            f"{_checks_join()}{order}",
+            code.params,
         )
-        written = int(cursor.rowcount)
-        if postgres:
-            cursor.execute("SET LOCAL enable_nestloop TO DEFAULT")
-        return written
+        return int(cursor.rowcount)
 
 
 def _link_unlinked_seats(index: NameIndex) -> None:
