@@ -1251,21 +1251,32 @@ class LineCode:
 
 
 def _fill_rebuild_lines(postgres: bool) -> tuple[LineCode, dict[int, tuple[int, ...]]]:
-    """The distinct statistics lines of all result rows (SELECT DISTINCT; a result
-    row of a game the rebuild leaves out only adds a line nobody reads), each's
-    counters computed once with players/statistics.py ``seat_counts``, written to
-    the lines table under its number (``LineCode``). Returns the numbering and
-    each line's counters by its number."""
+    """The statistics lines the seats can have, each's counters computed once with
+    players/statistics.py ``seat_counts``, written to the lines table under its
+    number (``LineCode``). A line is a result row's key (LINE_COLUMNS) with the
+    checks its seat made (CHECK_KEY), and both are read on their own, with no
+    join of a million result rows to their checks: the distinct keys of all
+    result rows, and the distinct (checks, hits) pairs of the summed checks —
+    a Sheriff's key takes each Sheriff's pair and (0, 0), a Don's each Don's
+    pair and (0, 0), any other (0, 0). That is every line a seat has, and some
+    no seat has (nobody reads those). Returns the numbering and each line's
+    counters by its number."""
     q = connection.ops.quote_name
-    keys = _line_keys()
+    keys = [f"r.{q(_column(SeatResult, c))}" for c in LINE_COLUMNS]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT DISTINCT {', '.join(keys)} FROM {q(SeatResult._meta.db_table)} r {_checks_join()}")
-        distinct = cursor.fetchall()
-    code = LineCode.of(distinct)
+        cursor.execute(f"SELECT DISTINCT {', '.join(keys)} FROM {q(SeatResult._meta.db_table)} r")
+        results = cursor.fetchall()
+        pairs: dict[str, set[tuple[int, int]]] = {}
+        for role, checks, hits in (("sheriff", "sheriff_checks", "sheriff_hits"), ("don", "don_checks", "don_hits")):
+            cursor.execute(f"SELECT DISTINCT {checks}, {hits} FROM players_rebuild_check")
+            pairs[role] = {(0, 0), *((int(a), int(b)) for a, b in cursor.fetchall())}
+    role_at = LINE_COLUMNS.index("role")
+    lines = [(*key, checks, hits) for key in results for checks, hits in sorted(pairs.get(key[role_at], {(0, 0)}))]
+    code = LineCode.of(lines)
     n = len(LINE_COLUMNS)
     rows = []
     counts_by_line: dict[int, tuple[int, ...]] = {}
-    for key in distinct:
+    for key in lines:
         result = dict(zip(LINE_COLUMNS, key[:n], strict=True), seat_no=0)
         checks, hits = key[n:]
         # As many checks as the seat made of its role's kind, `hits` of them finding what they look for.
