@@ -169,26 +169,6 @@ def test_the_chart_shows_the_band_and_the_formula_page_explains_it(client, host,
 # --- issue 30: the rebuild at bulk speed, the one-game trust query, the player page ---
 
 
-def test_the_rebuild_leaves_the_player_game_indexes_and_keys_as_the_migrations_made_them(host):
-    """The rebuild drops the player-game rows' secondary indexes (and, on PostgreSQL,
-    their foreign keys) around its bulk insert: they are all back after it."""
-
-    def schema():
-        with connection.cursor() as cursor:
-            found = connection.introspection.get_constraints(cursor, PlayerGame._meta.db_table)
-        return sorted(
-            (name, tuple(c["columns"]), bool(c["unique"]), c["foreign_key"])
-            for name, c in found.items()
-            if not c["primary_key"]
-        )
-
-    before = schema()
-    assert {"players_pg_history", "players_pg_finished"} <= {name for name, *_ in before}
-    _spread_over_months(host)
-    assert PlayerGame.objects.exists()
-    assert schema() == before
-
-
 def test_a_failed_rebuild_keeps_the_old_rows_and_the_indexes(host, monkeypatch):
     _spread_over_months(host)
     rows = snapshot()
