@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import OuterRef, Subquery
 from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
@@ -197,22 +197,36 @@ def record_lift(*, record: DisciplineRecord, reason: str, by: Any) -> Discipline
 def counts_by_tournament(player: Player) -> list[dict[str, Any]]:
     """His warnings, grey cards, reprimands and bans: overall and per tournament
     (from the result rows of his seats: warnings and grey cards are not records)."""
-    from games.models import SeatResult
+    from games.models import GameSeat, SeatResult
     from tournaments.models import Table
 
-    # His seats' result rows in one join, only the two counters read (no model
-    # instances: a busy player has hundreds of games, ten result rows each).
-    seats = list(
-        SeatResult.objects.filter(game__seats__player=player, game__seats__seat_no=F("seat_no")).values_list(
-            "game_id", "warnings", "grey_cards"
+    # His seats, each with its result row's two counters read through the result
+    # rows' (game, seat) index: no model instances (a busy player has hundreds of
+    # games), and no join of the games table (the models' default ordering is by
+    # game, i.e. by the game's creation: PostgreSQL planned that join as a scan of
+    # every game, 15 ms at 100,000 games instead of 2).
+    result = SeatResult.objects.filter(game_id=OuterRef("game_id"), seat_no=OuterRef("seat_no")).order_by()
+    seats = [
+        (game_id, warnings, grey_cards)
+        for game_id, warnings, grey_cards in GameSeat.objects.filter(player=player)
+        .order_by()
+        .annotate(
+            warnings=Subquery(result.values("warnings")[:1]), grey_cards=Subquery(result.values("grey_cards")[:1])
         )
-    )
+        .values_list("game_id", "warnings", "grey_cards")
+        if warnings is not None  # a seat of a game without result rows (not finished)
+    ]
     if not seats:
         return []
-    games = {g for g, _w, _c in seats}
-    tournaments = dict(Table.objects.filter(game_id__in=games).values_list("game_id", "round__stage__tournament__name"))
-    for t in Table.objects.filter(annulled_games__in=games).values_list(
-        "annulled_games", "round__stage__tournament__name"
+    # His games as a subquery, not hundreds of ids sent back as parameters.
+    his_games = GameSeat.objects.filter(player=player).order_by().values("game_id")
+    tournaments = dict(
+        Table.objects.filter(game_id__in=his_games).order_by().values_list("game_id", "round__stage__tournament__name")
+    )
+    for t in (
+        Table.objects.filter(annulled_games__in=his_games)
+        .order_by()
+        .values_list("annulled_games", "round__stage__tournament__name")
     ):
         tournaments.setdefault(t[0], t[1])
     records = list(
