@@ -592,10 +592,24 @@ def _upsert(model: Any, columns: list[str], key_columns: int, rows: list[tuple[A
     table = connection.ops.quote_name(model._meta.db_table)
     cols = [connection.ops.quote_name(_column(model, c)) for c in columns]
     updates = ", ".join(f"{c} = excluded.{c}" for c in cols[key_columns:])
-    placeholders = ", ".join(["%s"] * len(cols))
-    sql = f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({placeholders}) ON CONFLICT ({', '.join(cols[:key_columns])}) DO UPDATE SET {updates}"
+    tail = f" ON CONFLICT ({', '.join(cols[:key_columns])}) DO UPDATE SET {updates}"
+    _insert_values(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ", tail, rows)
+
+
+# Rows per multi-row INSERT: below SQLite's 32,766 parameters and PostgreSQL's
+# 65,535 at the widest stored row (33 columns).
+VALUES_ROWS = 500
+
+
+def _insert_values(head: str, tail: str, rows: list[tuple[Any, ...]]) -> None:
+    """`head` VALUES (…), (…), … `tail`: one statement per VALUES_ROWS rows. A
+    game's end writes ten rows to each stored table; one statement each is one
+    round trip to PostgreSQL instead of ten (executemany: 2 ms of a 12 ms update)."""
     with connection.cursor() as cursor:
-        cursor.executemany(sql, rows)
+        for start in range(0, len(rows), VALUES_ROWS):
+            chunk = rows[start : start + VALUES_ROWS]
+            row = f"({', '.join(['%s'] * len(chunk[0]))})"
+            cursor.execute(head + ", ".join([row] * len(chunk)) + tail, [value for r in chunk for value in r])
 
 
 def _stored_months(player_ids: set[int], since: date) -> list[tuple[Any, ...]]:
@@ -1425,12 +1439,10 @@ def _column(model: Any, name: str) -> str:
 
 
 def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-    """INSERT plain tuples (values already in database form) with one prepared
-    statement: executemany, no model instances."""
+    """INSERT plain tuples (values already in database form), multi-row VALUES
+    (``_insert_values``), no model instances."""
     if not rows:
         return
     table = connection.ops.quote_name(model._meta.db_table)
     names = ", ".join(connection.ops.quote_name(_column(model, c)) for c in columns)
-    placeholders = ", ".join(["%s"] * len(columns))
-    with connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)
+    _insert_values(f"INSERT INTO {table} ({names}) VALUES ", "", rows)
