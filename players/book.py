@@ -602,10 +602,15 @@ VALUES_ROWS = 500
 
 
 def _insert_values(head: str, tail: str, rows: list[tuple[Any, ...]]) -> None:
-    """`head` VALUES (…), (…), … `tail`: one statement per VALUES_ROWS rows. A
-    game's end writes ten rows to each stored table; one statement each is one
-    round trip to PostgreSQL instead of ten (executemany: 2 ms of a 12 ms update)."""
+    """`head` VALUES (…), (…), … `tail`: on PostgreSQL one statement per
+    VALUES_ROWS rows (a game's end writes ten rows to each stored table: one
+    round trip instead of ten); on SQLite, in the process, one prepared
+    statement run per row (executemany: 0.5 ms less than parsing a statement
+    of ten rows)."""
     with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            cursor.executemany(head + f"({', '.join(['%s'] * len(rows[0]))})" + tail, rows)
+            return
         for start in range(0, len(rows), VALUES_ROWS):
             chunk = rows[start : start + VALUES_ROWS]
             row = f"({', '.join(['%s'] * len(chunk[0]))})"
