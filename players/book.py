@@ -712,24 +712,26 @@ def recompute() -> int:
 
     Python does what only it may do: play the counted games in end order with the
     same pure rating as the incremental path (``Book.play``), compute each
-    distinct statistics line once (``seat_counts``), and sum the month and totals
-    rows. The database does the per-seat work in bulk:
+    statistics line once (``seat_counts``), and sum the month and totals rows.
+    The database does the per-seat work in bulk:
 
-    - the night checks summed per seat, and the distinct statistics lines of all
-      seats (result columns and checks: a few hundred for a million seats);
-    - one narrow row per seat (end order, seat, player, side, line) from one join;
-    - the player-game rows from one INSERT … SELECT: each seat's row joined with
-      its line (by number) and with its game's wide row, which Python wrote:
-      each seat's rating before and after (a tenth of the rows a row per seat
-      would be; COPY on PostgreSQL).
+    - the night checks summed per seat; the statistics lines from the distinct
+      result keys and check pairs (a few hundred for a million seats);
+    - one narrow row per seat (end order, seat, player, side, line) from one
+      join, its line numbered by the database from its key (``LineCode``);
+    - the player-game rows by INSERT … SELECT, a batch of games at a time: each
+      seat's row joined with its line's counters (by number) and with its
+      game's wide row, which Python wrote (each seat's rating before and after:
+      a tenth of the rows a row per seat would be; binary COPY on PostgreSQL).
+      Each batch's INSERT runs in the background while Python plays the next.
 
-    Python reads the narrow seat rows once, in end order (no sort: the table is
-    written in that order), plays the counted games and adds each seat's line to
-    his month's sums, a line's counters packed into one integer (``PackedCounters``:
-    one addition per seat instead of one per counter). The month and totals rows
-    are those sums unpacked (integer sums: the same as the incremental path's).
-    All inside one transaction, the player-game table's secondary indexes built
-    after its rows (one sort each instead of a million B-tree inserts).
+    Python reads the narrow seat rows once, in end order, plays the counted games
+    and adds each seat's line to his month's sums, a line's counters packed into
+    one integer (``PackedCounters``: one addition per seat instead of one per
+    counter). The month and totals rows are those sums unpacked (integer sums:
+    the same as the incremental path's). All inside one transaction, the stored
+    tables' indexes (and on PostgreSQL their keys and constraints) built after
+    their rows: one sort each instead of a million B-tree inserts.
     """
     postgres = connection.vendor == "postgresql"
     phases = _Phases()
