@@ -326,7 +326,9 @@ def test_space_on_a_focused_control_activates_it_not_the_step(host, games, live_
     page.keyboard.press("Escape")
     # The dialog's close event is a task of its own: its handler hands the focus to the
     # step's primary control (26-1). A host's next Tab comes long after; the test waits for it.
-    page.wait_for_function("!document.querySelector('dialog[open]') && document.activeElement.id === 'next-btn'")
+    # (An arrow function, not a bare expression: Playwright polls a bare expression
+    # through eval, which the page's CSP forbids; the first check alone never evals.)
+    page.wait_for_function("() => !document.querySelector('dialog[open]') && document.activeElement.id === 'next-btn'")
     # The menu's summary: Space opens it, records nothing.
     page.focus(".menu > summary")
     page.keyboard.press(" ")
