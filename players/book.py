@@ -596,24 +596,24 @@ def _upsert(model: Any, columns: list[str], key_columns: int, rows: list[tuple[A
     _insert_values(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ", tail, rows)
 
 
-# Rows per multi-row INSERT: below SQLite's 32,766 parameters and PostgreSQL's
-# 65,535 at the widest stored row (33 columns).
+# Rows per multi-row INSERT on PostgreSQL: below its 65,535 parameters at the
+# widest stored row (33 columns).
 VALUES_ROWS = 500
 
 
-def _insert_values(head: str, tail: str, rows: list[tuple[Any, ...]]) -> None:
+def _insert_values(head: str, tail: str, rows: Sequence[Sequence[Any]]) -> None:
     """`head` VALUES (…), (…), … `tail`: on PostgreSQL one statement per
     VALUES_ROWS rows (a game's end writes ten rows to each stored table: one
     round trip instead of ten); on SQLite, in the process, one prepared
     statement run per row (executemany: 0.5 ms less than parsing a statement
     of ten rows)."""
+    row = f"({', '.join(['%s'] * len(rows[0]))})"
     with connection.cursor() as cursor:
         if connection.vendor != "postgresql":
-            cursor.executemany(head + f"({', '.join(['%s'] * len(rows[0]))})" + tail, rows)
+            cursor.executemany(head + row + tail, rows)
             return
         for start in range(0, len(rows), VALUES_ROWS):
             chunk = rows[start : start + VALUES_ROWS]
-            row = f"({', '.join(['%s'] * len(chunk[0]))})"
             cursor.execute(head + ", ".join([row] * len(chunk)) + tail, [value for r in chunk for value in r])
 
 
@@ -848,7 +848,7 @@ def _play_in_end_order(games: list[tuple[Any, ...]], slots: int, packed: PackedC
     book = Book(settings=rating_settings())
     ratings, initial = book.ratings, book.settings.initial
     lines, counted_bit = packed.lines, packed.counted
-    base = slots + 1  # a seat row's key: ord · base + seat
+    base = _seat_key_base(slots)
     month_rows: list[tuple[Any, ...]] = []
     totals: dict[int, int] = {}
     month_sums: dict[int, int] = {}  # this month's sums per player
@@ -937,10 +937,9 @@ def _month_and_end(at: Any) -> tuple[date, Any]:
     ended at `at` (a value as the database gives it: a datetime, naive UTC on
     SQLite, or text), and the first moment after that month in the same form,
     so that the play loop finds a month's end with one comparison per game."""
-    local = timezone.localtime(_from_db_datetime(at))
-    first = local.date().replace(day=1)
+    first = month_of(at)
     following = (first + timedelta(days=32)).replace(day=1)
-    end = timezone.make_aware(datetime.combine(following, dt_time.min), local.tzinfo).astimezone(UTC)
+    end = timezone.make_aware(datetime.combine(following, dt_time.min)).astimezone(UTC)
     if isinstance(at, str):
         return first, end.strftime("%Y-%m-%d %H:%M:%S")
     return first, end if at.tzinfo is not None else end.replace(tzinfo=None)
@@ -1150,6 +1149,12 @@ def _seat_slots() -> int:
     return max(1, int(top or 0))
 
 
+def _seat_key_base(slots: int) -> int:
+    """A seat row's key is ord · base + seat (seats 1…slots): a game's keys are
+    consecutive, in seat order, and the games' in end order."""
+    return slots + 1
+
+
 def _wide_columns(slots: int) -> list[str]:
     """A counted game's wide row: its end order, each seat's rating before, then after (None: no player)."""
     return ["ord", *(f"rb{i}" for i in range(1, slots + 1)), *(f"ra{i}" for i in range(1, slots + 1))]
@@ -1173,8 +1178,8 @@ def _create_rebuild_tables(postgres: bool, slots: int) -> None:
     key = ", ".join(f"k_{c} {_sql_type(SeatResult, c)} NOT NULL" for c in LINE_COLUMNS)
     counters = ", ".join(f"{q(c)} INTEGER NOT NULL" for c in COUNTERS)
     ratings = ", ".join(f"{c}{i} DOUBLE PRECISION" for c in ("rb", "ra") for i in range(1, slots + 1))
-    # k: the seat row's key, end order then seat (ord · (slots + 1) + seat). On
-    # SQLite an INTEGER PRIMARY KEY (64 bits) is the row id itself: no index beside the table.
+    # k: the seat row's key (``_seat_key_base``). On SQLite an INTEGER PRIMARY KEY
+    # (64 bits) is the row id itself: no index beside the table.
     big_key = "BIGINT" if postgres else "INTEGER"
     with connection.cursor() as cursor:
         for table in REBUILD_TABLES:
@@ -1330,7 +1335,7 @@ def _fill_rebuild_seats(postgres: bool, slots: int, code: LineCode) -> int:
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO players_rebuild_seat (k, ord, seat_no, game_id, player_id, black, line_id) "
-            f"SELECT o.ord * {slots + 1} + {r_seat}, o.ord, {r_seat}, {r_gid}, {s_pid}, CASE WHEN {team} = 'black' THEN 1 ELSE 0 END, {code.sql} "
+            f"SELECT o.ord * {_seat_key_base(slots)} + {r_seat}, o.ord, {r_seat}, {r_gid}, {s_pid}, CASE WHEN {team} = 'black' THEN 1 ELSE 0 END, {code.sql} "
             f"FROM players_rebuild_order o JOIN {q(SeatResult._meta.db_table)} r ON {r_gid} = o.game_id "
             f"LEFT JOIN {q(GameSeat._meta.db_table)} s ON {s_gid} = {r_gid} AND {s_seat} = {r_seat} "
             f"{_checks_join()}{order}",
@@ -1354,20 +1359,19 @@ def _link_unlinked_seats(index: NameIndex) -> None:
 def _copy_rows(table: str, columns: list[str], rows: Sequence[Sequence[Any]], postgres: bool) -> None:
     """Rows into a table in bulk: binary COPY on PostgreSQL (15× text COPY's speed
     for rows of numbers: no formatting or parsing of text), one prepared INSERT
-    (executemany) on SQLite."""
+    (executemany, ``_insert_values``) on SQLite."""
     if not rows:
         return
+    if not postgres:
+        _insert_values(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ", "", rows)
+        return
     with connection.cursor() as cursor:
-        if postgres:
-            raw = cursor.cursor  # the psycopg cursor: COPY, the bulk path of PostgreSQL
-            types = _postgres_column_types(raw, table, columns)
-            with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy:
-                copy.set_types(types)
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            placeholders = ", ".join(["%s"] * len(columns))
-            cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({placeholders})", rows)
+        raw = cursor.cursor  # the psycopg cursor: COPY, the bulk path of PostgreSQL
+        types = _postgres_column_types(raw, table, columns)
+        with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.set_types(types)
+            for row in rows:
+                copy.write_row(row)
 
 
 def _postgres_column_types(raw: Any, table: str, columns: list[str]) -> list[int]:
@@ -1408,7 +1412,7 @@ def _insert_player_games(slots: int, start: int, stop: int) -> None:
         f"LEFT JOIN players_rebuild_game t ON t.ord = x.ord AND t.ord >= %s AND t.ord < %s "
         f"WHERE x.k >= %s AND x.k < %s AND x.player_id IS NOT NULL"
     )
-    base = slots + 1  # the seat rows' key: ord · base + seat
+    base = _seat_key_base(slots)
     with connection.cursor() as cursor:
         cursor.execute(sql, [start, stop, start * base, stop * base])
 
@@ -1446,7 +1450,7 @@ def _column(model: Any, name: str) -> str:
 
 
 def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-    """INSERT plain tuples (values already in database form), multi-row VALUES
+    """INSERT plain tuples (values already in database form) in bulk
     (``_insert_values``), no model instances."""
     if not rows:
         return

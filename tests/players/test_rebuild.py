@@ -171,6 +171,7 @@ def test_the_rebuild_leaves_every_key_index_and_constraint_as_the_migrations_mad
             }
 
     before = schema()
+    assert {"players_pg_history", "players_pg_finished"} <= {name for name, *_ in before[PlayerGame._meta.db_table]}
     assert any(primary for *_rest, primary, _fk in before[PlayerGame._meta.db_table])
     _games(host)
     book.recompute()
