@@ -204,7 +204,9 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
 def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_num_queries):
     """One probe, the result rows (with players and the tournament flag), the checks,
     whether the host may run rated games (players.trust, issue 22), the players'
-    totals and their month rows, and four writes — no query per player."""
+    totals and their month rows, and four writes — no query per player. On
+    PostgreSQL the six reads are one query (one round trip) and the writes are
+    two DELETEs and four COPYs (which Django does not count as queries)."""
     from games.signals import results_changed
 
     pool = [f"P{i:02d}" for i in range(1, 15)]
@@ -218,7 +220,9 @@ def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_
         results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")
     book._link_seats([game.pk], None)
     assert not PlayerGame.objects.filter(game=game).exists()
-    with django_assert_max_num_queries(10):
+    from django.db import connection
+
+    with django_assert_max_num_queries(3 if connection.vendor == "postgresql" else 10):
         book.sync_game(game)
     assert PlayerGame.objects.filter(game=game).count() == 10
     incremental = snapshot()
