@@ -640,9 +640,9 @@ class Ledger:
                 gone.append(key)
         return keep, gone
 
-    def flush_rows(self) -> None:
-        _insert(RatedGame, RG_COLUMNS, self.rated_rows)
-        _insert(PlayerGame, PG_COLUMNS, self.player_rows)
+    def flush_rows(self, writes: _Writes) -> None:
+        writes.insert(RatedGame, RG_COLUMNS, self.rated_rows)
+        writes.insert(PlayerGame, PG_COLUMNS, self.player_rows)
         self.rated_rows, self.player_rows = [], []
 
 
@@ -707,17 +707,19 @@ def _replay(
         ledger.book.totals = start
     for f in facts:
         ledger.play(f)
-    ledger.flush_rows()
-    _store_stats(ledger, pids)
+    writes = _Writes()
+    ledger.flush_rows(writes)
+    _store_stats(ledger, pids, writes)
+    writes.run()
 
 
-def _store_stats(ledger: Ledger, pids: set[int]) -> None:
+def _store_stats(ledger: Ledger, pids: set[int], writes: _Writes) -> None:
     """Replace the players' totals rows and their touched month rows (a player
     without games has no totals row; a month without games has no row)."""
     rows = ledger.stats_rows()
-    _replace(PlayerStats, STATS_COLUMNS, [(pid,) for pid in sorted(pids - {r[0] for r in rows})], rows, 1)
+    writes.replace(PlayerStats, STATS_COLUMNS, [(pid,) for pid in sorted(pids - {r[0] for r in rows})], rows, 1)
     months, empty = ledger.month_rows()
-    _replace(
+    writes.replace(
         PlayerMonth,
         MONTH_COLUMNS,
         [(pid, _db_date(m)) for pid, m in empty],
@@ -730,32 +732,48 @@ def _store_stats(ledger: Ledger, pids: set[int]) -> None:
 KEYS_PER_DELETE = 500
 
 
-def _replace(
-    model: Any, columns: list[str], gone: list[tuple[Any, ...]], rows: list[tuple[Any, ...]], keys: int
-) -> None:
-    """The rows of these keys (their first `keys` columns) become `rows`; the
-    keys in `gone` have no row any more. On SQLite one INSERT OR REPLACE (the
-    old row of a key is deleted); on PostgreSQL a DELETE of every key and a
-    COPY (``_insert``): an upsert of a game's ten rows of 33 columns is one
-    statement of 330 parameters, which psycopg converts without its cache and
-    the server plans, ~2 ms; the two statements cost half of that."""
-    postgres = connection.vendor == "postgresql"
-    _delete_keys(model, columns[:keys], [*gone, *(r[:keys] for r in rows)] if postgres else gone)
-    if postgres:
-        _insert(model, columns, rows)
-    elif rows:
+class _Writes:
+    """The stored rows' writes of one sync, run in the order given.
+
+    On PostgreSQL the few rows of a game's end are sent as one query of
+    several statements (one round trip; ``run``), their values literals that
+    psycopg's client-side cursor writes one row at a time (a row's template is
+    small enough for its query cache; a game's ten rows of 33 columns as one
+    statement of parameters were not: ~2 ms to convert and plan). Apart, its
+    two DELETEs and four COPYs (a COPY is two round trips) took ten round
+    trips. Many rows (a replay after a merge) still go by COPY. On SQLite every
+    write runs at once: it is in the process, there are no round trips.
+    """
+
+    # Rows of one table above which they go by COPY instead of a literal INSERT.
+    LITERAL_ROWS = 200
+
+    def __init__(self) -> None:
+        self._statements: list[str] = []
+        self._postgres = connection.vendor == "postgresql"
+        self._cursor: Any = connection.cursor() if self._postgres else None
+        self._literal = self._postgres and _several_statements_per_query(self._cursor)
+
+    def replace(
+        self, model: Any, columns: list[str], gone: list[tuple[Any, ...]], rows: list[tuple[Any, ...]], keys: int
+    ) -> None:
+        """The rows of these keys (their first `keys` columns) become `rows`; the
+        keys in `gone` have no row any more. On SQLite one INSERT OR REPLACE
+        (the old row of a key is deleted); on PostgreSQL a DELETE of every key
+        and an INSERT."""
+        if not self._postgres:
+            self.delete(model, columns[:keys], gone)
+            self.insert(model, columns, rows, verb="INSERT OR REPLACE")
+            return
+        self.delete(model, columns[:keys], [*gone, *(r[:keys] for r in rows)])
+        self.insert(model, columns, rows)
+
+    def delete(self, model: Any, columns: list[str], keys: Sequence[tuple[Any, ...]]) -> None:
+        if not keys:
+            return
         q = connection.ops.quote_name
-        names = ", ".join(q(_column(model, c)) for c in columns)
-        _sqlite_insert(q(model._meta.db_table), names, rows, verb="INSERT OR REPLACE")
-
-
-def _delete_keys(model: Any, columns: list[str], keys: Sequence[tuple[Any, ...]]) -> None:
-    if not keys:
-        return
-    q = connection.ops.quote_name
-    table = q(model._meta.db_table)
-    key_cols = [q(_column(model, c)) for c in columns]
-    with connection.cursor() as cursor:
+        table = q(model._meta.db_table)
+        key_cols = [q(_column(model, c)) for c in columns]
         for start in range(0, len(keys), KEYS_PER_DELETE):
             chunk = keys[start : start + KEYS_PER_DELETE]
             if len(key_cols) == 1:
@@ -763,7 +781,44 @@ def _delete_keys(model: Any, columns: list[str], keys: Sequence[tuple[Any, ...]]
             else:
                 row = f"({', '.join(['%s'] * len(key_cols))})"
                 where = f"({', '.join(key_cols)}) IN (VALUES {', '.join([row] * len(chunk))})"
-            cursor.execute(f"DELETE FROM {table} WHERE {where}", [v for key in chunk for v in key])
+            self._statement(f"DELETE FROM {table} WHERE {where}", [v for key in chunk for v in key])
+
+    def insert(self, model: Any, columns: list[str], rows: list[tuple[Any, ...]], verb: str = "INSERT") -> None:
+        """INSERT plain tuples (values already in database form), no model instances."""
+        if not rows:
+            return
+        table = connection.ops.quote_name(model._meta.db_table)
+        names = ", ".join(connection.ops.quote_name(_column(model, c)) for c in columns)
+        if not self._postgres:
+            _sqlite_insert(table, names, rows, verb)
+        elif self._literal and len(rows) <= self.LITERAL_ROWS:
+            row = f"({_placeholders(len(columns))})"
+            values = ", ".join(self._cursor.cursor.mogrify(row, r) for r in rows)
+            self._statements.append(f"{verb} INTO {table} ({names}) VALUES {values}")
+        else:
+            self._send()
+            _copy_text(self._cursor, table, names, rows)
+
+    def _statement(self, sql: str, params: Sequence[Any]) -> None:
+        if self._literal:
+            self._statements.append(self._cursor.cursor.mogrify(sql, params))
+        elif self._postgres:
+            self._cursor.execute(sql, params)
+        else:
+            with connection.cursor() as cursor:
+                cursor.execute(sql, params)
+
+    def _send(self) -> None:
+        if self._statements:
+            # No parameters: Django's cursor passes the text as it is.
+            self._cursor.execute(";\n".join(self._statements))
+            self._statements = []
+
+    def run(self) -> None:
+        """Send what is still queued (PostgreSQL: as one query); the writes' end."""
+        self._send()
+        if self._postgres:
+            self._cursor.close()
 
 
 def _sqlite_insert(table: str, names: str, rows: Sequence[Sequence[Any]], verb: str = "INSERT") -> None:
@@ -1595,23 +1650,12 @@ def _column(model: Any, name: str) -> str:
     return str(model._meta.get_field(name.removesuffix("_id") if name.endswith("_id") else name).column)
 
 
-def _insert(model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-    """INSERT plain tuples (values already in database form) in bulk, no model
-    instances: on PostgreSQL a text COPY (a multi-row INSERT of a game's ten rows
-    is one statement of 330 parameters, which psycopg converts without its cache
-    and the server plans, ~2 ms; the COPY costs a fourth of that), on SQLite
-    ``_sqlite_insert``."""
-    if not rows:
-        return
-    table = connection.ops.quote_name(model._meta.db_table)
-    names = ", ".join(connection.ops.quote_name(_column(model, c)) for c in columns)
-    if connection.vendor == "postgresql":
-        with (
-            connection.cursor() as cursor,
-            connection.wrap_database_errors,  # a refused row raises Django's IntegrityError, as an INSERT would
-            cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy,
-        ):
-            for row in rows:
-                copy.write_row(row)
-        return
-    _sqlite_insert(table, names, rows)
+def _copy_text(cursor: Any, table: str, names: str, rows: list[tuple[Any, ...]]) -> None:
+    """Rows into a PostgreSQL table by a text COPY (the rows' values in any type
+    psycopg adapts; ``_copy_rows`` is the binary COPY of the rebuild's rows of numbers)."""
+    with (
+        connection.wrap_database_errors,  # a refused row raises Django's IntegrityError, as an INSERT would
+        cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy,
+    ):
+        for row in rows:
+            copy.write_row(row)

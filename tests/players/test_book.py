@@ -204,9 +204,10 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
 def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_num_queries):
     """One probe, the result rows (with players and the tournament flag), the checks,
     whether the host may run rated games (players.trust, issue 22), the players'
-    totals and their month rows, and four writes — no query per player. On
-    PostgreSQL the six reads are one query (one round trip) and the writes are
-    two DELETEs and four COPYs (which Django does not count as queries)."""
+    totals and their month rows, and six writes — no query per player. On
+    PostgreSQL the six reads are one query (one round trip) and so are the six
+    writes (two DELETEs, four INSERTs: one round trip where the DELETEs and
+    COPYs took ten)."""
     from games.signals import results_changed
 
     pool = [f"P{i:02d}" for i in range(1, 15)]
@@ -222,7 +223,7 @@ def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_
     assert not PlayerGame.objects.filter(game=game).exists()
     from django.db import connection
 
-    with django_assert_max_num_queries(3 if connection.vendor == "postgresql" else 10):
+    with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 10):
         book.sync_game(game)
     assert PlayerGame.objects.filter(game=game).count() == 10
     incremental = snapshot()
@@ -268,3 +269,26 @@ def test_season_rows_sum_the_range_and_take_the_last_counted_rating(host):
         assert early[pid].rating == (rated[-1].rating_after if rated else None)
         assert early[pid].rated_games == len(rated) and early[pid].games == len(rows)
         assert early[pid].delta == (A(sum(x.rating_after - x.rating_before for x in rated)) if rated else None)
+
+
+@pytest.mark.parametrize("literal_rows", [0, 3, 200])
+def test_the_writes_give_the_rebuilds_rows_by_literal_inserts_or_by_copy(host, monkeypatch, literal_rows):
+    """players.book._Writes on PostgreSQL: a table's rows up to LITERAL_ROWS go as
+    literals in the one query of the writes, more by COPY, sent after what is
+    queued before them (the DELETE of the same totals rows first). Either way, or
+    mixed (3: a game's rating row by literal, its ten player rows by COPY), the
+    stored rows of a replay equal the rebuild's, ratings to the last bit (the
+    rebuild writes them by binary COPY). On SQLite every write runs at once."""
+    pool = [f"P{i:02d}" for i in range(1, 15)]
+    make_players(pool)
+    rng = random.Random(11)
+    games = [random_finished_game(host, rng.sample(pool, 10), rng) for _ in range(4)]
+    monkeypatch.setattr(book._Writes, "LITERAL_ROWS", literal_rows)
+    first = min(games, key=lambda g: (g.finished_at, g.pk))
+    finished = sum(g.status == "finished" for g in games)
+    assert finished >= 2
+    assert book.replay_from(first.finished_at, first.pk) == finished
+    replayed = snapshot()
+    assert PlayerGame.objects.count() == 10 * finished
+    book.recompute()
+    assert snapshot() == replayed
