@@ -9,26 +9,20 @@ commit that changed stored ratings, and each page re-fetches its own fragment
 from __future__ import annotations
 
 import json
-import logging
 from typing import Any
 
-from asgiref.sync import async_to_sync
 from channels.generic.websocket import AsyncWebsocketConsumer
-from channels.layers import get_channel_layer
+
+from mafia_protocol.push import notify_group
 
 GROUP = "ratings"
 MESSAGE_TYPE = "ratings.changed"
-log = logging.getLogger(__name__)
 
 
 def push_ratings_changed() -> None:
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(GROUP, {"type": MESSAGE_TYPE})
-    except Exception:  # the layer may be down; pages re-fetch on reconnect
-        log.warning("ratings push failed", exc_info=True)
+    """After a commit that changed stored ratings: every game's end, off the
+    host's click under the server (mafia_protocol.push)."""
+    notify_group(GROUP, {"type": MESSAGE_TYPE})
 
 
 class RatingsConsumer(AsyncWebsocketConsumer):  # type: ignore[misc]

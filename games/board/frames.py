@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
 import re
 import threading
 from collections import OrderedDict
@@ -34,7 +33,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from asgiref.sync import SyncToAsync, async_to_sync, sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections, transaction
@@ -57,6 +56,7 @@ from games.board.view import (
 from games.models import (
     Game,
 )
+from mafia_protocol.push import server_loop
 
 log = logging.getLogger(__name__)
 
@@ -240,20 +240,6 @@ def _render_frames(game_id: int, *, public: bool = True) -> tuple[dict[str, Fram
     return board_frames, overlay_frames, token_digest(game.overlay_token)
 
 
-def _server_loop() -> asyncio.AbstractEventLoop | None:
-    """The ASGI server's event loop when this sync code runs in a request thread of it."""
-    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
-    pid = getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None)
-    if (
-        not isinstance(loop, asyncio.AbstractEventLoop)
-        or pid != os.getpid()
-        or loop.is_closed()
-        or not loop.is_running()
-    ):
-        return None
-    return loop
-
-
 _broadcast_locks: dict[int, asyncio.Lock] = {}
 
 
@@ -298,7 +284,7 @@ def _publish(game_id: int, public: bool = True) -> None:
     shares the GIL with their rendering); elsewhere (tests, management
     commands) synchronously."""
     global _pending_loop
-    loop = _server_loop() if getattr(settings, "LIVE_RENDER_OFF_REQUEST", True) else None
+    loop = server_loop() if getattr(settings, "LIVE_RENDER_OFF_REQUEST", True) else None
     if loop is None:
         broadcast_game(game_id, public=public)
         return
