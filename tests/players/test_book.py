@@ -292,3 +292,42 @@ def test_the_writes_give_the_rebuilds_rows_by_literal_inserts_or_by_copy(host, m
     assert PlayerGame.objects.count() == 10 * finished
     book.recompute()
     assert snapshot() == replayed
+
+
+def test_literal_rows_read_back_as_the_values_written():
+    """players.book._Writes._literal_row (PostgreSQL): numbers written by hand
+    (floats to the last bit), anything else by psycopg — a quote in a text, a
+    non-finite float, a boolean, a date, a moment."""
+    from datetime import UTC, date, datetime
+
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite writes by executemany; there are no literals")
+    rows = [
+        (
+            1,
+            0.1 + 0.2,
+            -1519.987654321012,
+            "O'Brien \\ %s",
+            True,
+            date(2026, 12, 1),
+            datetime(2026, 12, 2, 1, 2, 3, 456789, tzinfo=UTC),
+            None,
+        ),
+        (-7, float("inf"), 1e-300, "", False, date(2026, 1, 31), datetime(2026, 1, 1, tzinfo=UTC), 2.5),
+    ]
+    writes = book._Writes()
+    try:
+        values = ", ".join(map(writes._literal_row, rows))
+    finally:
+        writes.run()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMPORARY TABLE literal_check (i integer, f double precision, g double precision, s text,"
+            " b boolean, d date, t timestamptz, n double precision)"
+        )
+        cursor.execute(f"INSERT INTO literal_check VALUES {values}")
+        cursor.execute("SELECT * FROM literal_check ORDER BY i DESC")
+        assert [tuple(r) for r in cursor.fetchall()] == rows
+        cursor.execute("DROP TABLE literal_check")
