@@ -8,6 +8,7 @@ player's alias, so later seats typed so were linked to him without a question.
 
 from __future__ import annotations
 
+import pytest
 from django.contrib.auth.models import Group, Permission
 from django.core.management import call_command
 
@@ -233,3 +234,23 @@ def test_the_few_games_trust_statement_says_what_the_queryset_says(django_user_m
     assert counted_game_ids(ids) == by_queryset(ids)  # more than a few: the queryset itself
     counted = {g.title for g in games if g.pk in counted_game_ids([g.pk])}
     assert counted == {"super-True", "direct-True", "grouped-True", "cup direct", "cup grouped", "cup plain+super"}
+
+
+@pytest.mark.django_db
+def test_on_postgresql_the_few_games_rule_is_the_databases_function_of_todays_sql():
+    """Migration players/0007 made the function from the SQL the statement above
+    is built from (the test above runs through it on PostgreSQL), with a generic
+    plan the session keeps. The function holds table and column names: if a
+    model they come from changes, this fails until a migration makes it again."""
+    from django.db import connection
+
+    from players.trust import COUNTED_GAMES_FUNCTION, counted_games_function_sql
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite sends the statement itself")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT prosrc, proconfig FROM pg_proc WHERE proname = %s", [COUNTED_GAMES_FUNCTION])
+        (source, config), *more = cursor.fetchall()
+    assert not more
+    assert config == ["plan_cache_mode=force_generic_plan"]
+    assert source.strip() in counted_games_function_sql()
