@@ -965,13 +965,29 @@ def recompute() -> int:
         _reset_player_game_ids()
     phases.done("indexes and foreign keys rebuilt, commit")
     if postgres and games:
+        q = connection.ops.quote_name
+        tables = []
+        for model, columns in ANALYZED_AFTER_REBUILD.items():
+            names = f" ({', '.join(q(_column(model, c)) for c in columns)})" if columns else ""
+            tables.append(f"{q(model._meta.db_table)}{names}")
         with connection.cursor() as cursor:
             # Fresh statistics for the pages' plans (autovacuum would come later).
-            cursor.execute(
-                f"ANALYZE {', '.join(connection.ops.quote_name(m._meta.db_table) for m in (PlayerGame, PlayerMonth, PlayerStats, RatedGame))}"
-            )
+            cursor.execute(f"ANALYZE {', '.join(tables)}")
         phases.done("analyze")
     return games
+
+
+# The columns the pages' queries filter, join, group or sort the stored rows by
+# (players/leaderboard.py, players/views.py), analyzed after a rebuild on
+# PostgreSQL (None: every column; the totals are a row per player). The counters
+# are only summed: statistics of their values plan nothing, and computing them
+# for every column took 0.48 s instead of 0.19.
+ANALYZED_AFTER_REBUILD: dict[Any, tuple[str, ...] | None] = {
+    PlayerGame: ("player_id", "game_id", "seat_no", "finished_at", "role", "team", "won", "rated"),
+    PlayerMonth: ("player_id", "month", "rated_games"),
+    PlayerStats: None,
+    RatedGame: ("game_id", "finished_at"),
+}
 
 
 # Indexes whose rows the rebuild writes in their own order (end order), kept while
