@@ -708,10 +708,9 @@ def _replay(
         ledger.book.totals = start
     for f in facts:
         ledger.play(f)
-    writes = _Writes()
-    ledger.flush_rows(writes)
-    _store_stats(ledger, pids, writes)
-    writes.run()
+    with _Writes() as writes:
+        ledger.flush_rows(writes)
+        _store_stats(ledger, pids, writes)
 
 
 def _store_stats(ledger: Ledger, pids: set[int], writes: _Writes) -> None:
@@ -737,7 +736,7 @@ class _Writes:
     """The stored rows' writes of one sync, run in the order given.
 
     On PostgreSQL the few rows of a game's end are sent as one query of
-    several statements (one round trip; ``run``), their values written as
+    several statements (one round trip, when the block ends), their values written as
     literals (``_literal_row``; a game's ten rows of 33 columns as one statement
     of parameters cost ~2 ms: psycopg converts a query of over 50 parameters
     without its cache, and the server plans it). Apart, its
@@ -838,11 +837,18 @@ class _Writes:
             self._cursor.execute(";\n".join(self._statements))
             self._statements = []
 
-    def run(self) -> None:
-        """Send what is still queued (PostgreSQL: as one query); the writes' end."""
-        self._send()
-        if self._postgres:
-            self._cursor.close()
+    def __enter__(self) -> _Writes:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_rest: Any) -> None:
+        """The writes' end: what is still queued is sent (PostgreSQL: as one
+        query), unless the block failed (its transaction is rolled back)."""
+        try:
+            if kind is None:
+                self._send()
+        finally:
+            if self._postgres:
+                self._cursor.close()
 
 
 def _sqlite_insert(table: str, names: str, rows: Sequence[Sequence[Any]], verb: str = "INSERT") -> None:

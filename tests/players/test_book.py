@@ -317,11 +317,8 @@ def test_literal_rows_read_back_as_the_values_written():
         ),
         (-7, float("inf"), 1e-300, "", False, date(2026, 1, 31), datetime(2026, 1, 1, tzinfo=UTC), 2.5),
     ]
-    writes = book._Writes()
-    try:
+    with book._Writes() as writes:
         values = ", ".join(map(writes._literal_row, rows))
-    finally:
-        writes.run()
     with connection.cursor() as cursor:
         cursor.execute(
             "CREATE TEMPORARY TABLE literal_check (i integer, f double precision, g double precision, s text,"
