@@ -425,6 +425,7 @@ def sync_game(game: Game) -> None:
     with transaction.atomic(savepoint=False):
         counts = _counts(game)
         reads = _Reads()
+        _queue_ratings_lock(reads)
         # The probe: this game's own rows, and (when it counts) any row at or after
         # its new position — for the newest game's end, nothing — and the last
         # counted game: the side totals to start from. Sent with the reads of the
@@ -462,6 +463,28 @@ def sync_game(game: Game) -> None:
         transaction.on_commit(push_ratings_changed)
 
 
+# The counted games form one chain (each starts from the side totals the one
+# before it left), so the transactions that change stored ratings take turns:
+# two tables of a round ending together would both start from the same totals.
+# SQLite's transactions are IMMEDIATE (settings.py): one writer at a time
+# already. PostgreSQL: an advisory lock held to the end of the transaction (the
+# host's action that ended the game), taken by the first statement of the
+# reads, so the reads after it see what the previous holder committed (READ
+# COMMITTED: each statement its own snapshot) and it costs no round trip.
+RATINGS_LOCK = 0x7261_7469_6E67  # "rating"
+
+
+def _queue_ratings_lock(reads: _Reads) -> None:
+    if connection.vendor == "postgresql":
+        reads.add("SELECT pg_advisory_xact_lock(%s)", [RATINGS_LOCK])
+
+
+def _take_ratings_lock() -> None:
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RATINGS_LOCK])
+
+
 @dataclass
 class _NewestGameReads:
     """The reads of the usual game's end, queued beside the probe: its facts'
@@ -487,6 +510,7 @@ def replay_from(finished_at: datetime, game_id: int) -> int:
     a merge: the merged person's history from his first game on changes, and with
     it every later rating change). Returns the games played again."""
     with transaction.atomic():
+        _take_ratings_lock()
         ids = set(PlayerGame.objects.filter(_at_or_after(finished_at, game_id)).values_list("game_id", flat=True))
         ids |= set(RatedGame.objects.filter(_at_or_after(finished_at, game_id)).values_list("game_id", flat=True))
         if not ids:
@@ -966,6 +990,7 @@ def recompute() -> int:
     postgres = connection.vendor == "postgresql"
     phases = _Phases()
     with _sqlite_bulk_settings(), transaction.atomic():
+        _take_ratings_lock()
         _postgres_bulk_settings(postgres)
         games = _rebuild_into_empty_tables(postgres, phases)
         _reset_player_game_ids()

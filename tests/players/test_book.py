@@ -328,3 +328,69 @@ def test_literal_rows_read_back_as_the_values_written():
         cursor.execute("SELECT * FROM literal_check ORDER BY i DESC")
         assert [tuple(r) for r in cursor.fetchall()] == rows
         cursor.execute("DROP TABLE literal_check")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_tables_ending_at_once_are_played_one_after_the_other(host):
+    """Two games of a tournament round end together; the first one's transaction
+    has synced its ratings and not yet committed when the second one syncs.
+    The second must start from the side totals the first one leaves (the
+    counted games form one chain): its sync waits for the first one's commit
+    (on PostgreSQL an advisory lock for the transaction; SQLite's IMMEDIATE
+    transactions already take turns), and the stored rows equal the rebuild's."""
+    import threading
+    from datetime import timedelta
+
+    from django.db import connection, transaction
+
+    from games.models import Game
+    from games.signals import results_changed
+
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's IMMEDIATE transactions already write one at a time")
+    pool = [f"P{i:02d}" for i in range(1, 21)]
+    make_players(pool)
+    rng = random.Random(13)
+    random_finished_game(host, pool[:10], rng)
+    results_changed.disconnect(dispatch_uid="players.book.on_results_changed")
+    try:
+        first, second = (random_finished_game(host, players, rng) for players in (pool[:10], pool[10:]))
+    finally:
+        results_changed.connect(book.on_results_changed, dispatch_uid="players.book.on_results_changed")
+    assert first.status == second.status == "finished"
+    Game.objects.filter(pk=second.pk).update(finished_at=first.finished_at + timedelta(seconds=1))
+    second.refresh_from_db()
+    first_synced, release_first, errors = threading.Event(), threading.Event(), []
+
+    def end(game, before_commit=None, after=None):
+        try:
+            if after is not None:
+                after.wait(10)
+            with transaction.atomic():
+                book.sync_game(game)
+                if before_commit is not None:
+                    before_commit()
+        except Exception as error:  # reported by the test below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    def hold_first_open():
+        first_synced.set()
+        release_first.wait(10)
+
+    threads = [
+        threading.Thread(target=end, args=(first, hold_first_open)),
+        threading.Thread(target=end, args=(second, None, first_synced)),
+    ]
+    for t in threads:
+        t.start()
+    first_synced.wait(10)
+    threads[1].join(0.5)  # the second sync runs (or waits) while the first is open
+    release_first.set()
+    for t in threads:
+        t.join(20)
+    assert not errors
+    incremental = snapshot()
+    book.recompute()
+    assert snapshot() == incremental
