@@ -472,17 +472,18 @@ def sync_game(game: Game) -> None:
 # reads, so the reads after it see what the previous holder committed (READ
 # COMMITTED: each statement its own snapshot) and it costs no round trip.
 RATINGS_LOCK = 0x7261_7469_6E67  # "rating"
+_TAKE_RATINGS_LOCK = "SELECT pg_advisory_xact_lock(%s)"
 
 
 def _queue_ratings_lock(reads: _Reads) -> None:
     if connection.vendor == "postgresql":
-        reads.add("SELECT pg_advisory_xact_lock(%s)", [RATINGS_LOCK])
+        reads.add(_TAKE_RATINGS_LOCK, [RATINGS_LOCK])
 
 
 def _take_ratings_lock() -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [RATINGS_LOCK])
+            cursor.execute(_TAKE_RATINGS_LOCK, [RATINGS_LOCK])
 
 
 @dataclass

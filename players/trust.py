@@ -84,14 +84,13 @@ _FEW_GAMES_SQL: dict[tuple[str, int], str] = {}
 
 
 def _few_games_sql(n: int) -> str:
+    """The statement for `n` games where it is sent as text (SQLite), built once per `n`."""
     key = (connection.vendor, n)
     found = _FEW_GAMES_SQL.get(key)
     if found is None:
-        if connection.vendor == "postgresql":
-            found = f"SELECT * FROM {COUNTED_GAMES_FUNCTION}(%s::bigint[], %s, %s)"
-        else:
-            found = _counted_among_sql(lambda column: f"{column} IN ({', '.join(['%s'] * n)})", "%s", "%s")
-        _FEW_GAMES_SQL[key] = found
+        found = _FEW_GAMES_SQL[key] = _counted_among_sql(
+            lambda column: f"{column} IN ({', '.join(['%s'] * n)})", "%s", "%s"
+        )
     return found
 
 
@@ -159,10 +158,9 @@ def few_games_statement(game_ids: Sequence[int]) -> tuple[str, list[Any]] | None
     if not game_ids or len(game_ids) > FEW_GAMES:
         return None
     app_label, codename = RATED_HOST_PERMISSION.split(".")
-    sql = _few_games_sql(len(game_ids))
     if connection.vendor == "postgresql":
-        return sql, [list(game_ids), app_label, codename]
-    return sql, [app_label, codename, *game_ids, *game_ids]
+        return f"SELECT * FROM {COUNTED_GAMES_FUNCTION}(%s::bigint[], %s, %s)", [list(game_ids), app_label, codename]
+    return _few_games_sql(len(game_ids)), [app_label, codename, *game_ids, *game_ids]
 
 
 def counted_game_ids(game_ids: Iterable[int]) -> set[int]:
