@@ -579,7 +579,13 @@ def stored_snapshot() -> list[list[tuple[Any, ...]]]:
         ),
         sorted(
             PlayerGame.objects.values_list(
-                "player_id", "game_id", "seat_no", "rated", "rating_before", "rating_after", *COUNTERS
+                "player_id",
+                "game_id",
+                "seat_no",
+                "rated",
+                "rating_before",
+                "rating_after",
+                *(f"line__{c}" for c in COUNTERS),
             )
         ),
         sorted(

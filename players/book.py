@@ -31,12 +31,12 @@ from typing import Any
 from django.conf import settings
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import Q, UniqueConstraint
+from django.db.models import F, Q, UniqueConstraint
 from django.utils import timezone
 
 from games.models import Game, GameSeat, GameStatus, NightAction, SeatResult
 from players.matching import KNOWN, NameIndex
-from players.models import PlayerGame, PlayerMonth, PlayerStats, RatedGame
+from players.models import PlayerGame, PlayerMonth, PlayerStats, RatedGame, StatisticsLine
 from players.rating import (
     BLACK,
     RED,
@@ -46,7 +46,7 @@ from players.rating import (
     RatingSettings,
     SideTotals,
 )
-from players.statistics import COUNTERS, seat_counts
+from players.statistics import COUNTERS, line_code, seat_counts
 
 _GAMES = COUNTERS.index("games")
 
@@ -556,6 +556,7 @@ class Ledger:
     rated_rows: list[tuple[Any, ...]] = field(default_factory=list)
     months: dict[tuple[int, date], MonthTotals] = field(default_factory=dict)
     touched_months: set[tuple[int, date]] = field(default_factory=set)
+    lines: dict[int, tuple[int, ...]] = field(default_factory=dict)  # the player-game rows' lines, by code
 
     def load_months(self, rows: Iterable[tuple[Any, ...]]) -> None:
         """Stored month rows: (player_id, month, rated_games, rating_first, rating_last, *COUNTERS)."""
@@ -632,6 +633,8 @@ class Ledger:
                     month.rating_first = r_before
                 month.rated_games += 1
                 month.rating_last = r_after
+            code = line_code(counts)
+            self.lines[code] = counts
             self.player_rows.append(
                 (
                     pid,
@@ -644,7 +647,7 @@ class Ledger:
                     facts.counted,
                     r_before,
                     r_after,
-                    *counts,
+                    code,
                 )
             )
 
@@ -667,9 +670,12 @@ class Ledger:
         return keep, gone
 
     def flush_rows(self, writes: _Writes) -> None:
+        writes.insert_missing(
+            StatisticsLine, LINE_TABLE_COLUMNS, [(code, *c) for code, c in sorted(self.lines.items())]
+        )
         writes.insert(RatedGame, RG_COLUMNS, self.rated_rows)
         writes.insert(PlayerGame, PG_COLUMNS, self.player_rows)
-        self.rated_rows, self.player_rows = [], []
+        self.rated_rows, self.player_rows, self.lines = [], [], {}
 
 
 def _replay(
@@ -688,12 +694,16 @@ def _replay(
         missing = {s.player_id for f in facts for s in f.seats if s.player_id is not None} - seated
     else:
         facts = _facts(games) if games else []
+        # The rewound rows with their lines' counters (joined: a row names its line).
+        counters = {name: F(f"line__{name}") for name in COUNTERS}
+        rewound = PlayerGame.objects.filter(game_id__in=rewind).order_by("finished_at", "game_id")
         old_rows = (
-            list(
-                PlayerGame.objects.filter(game_id__in=rewind)
-                .order_by("finished_at", "game_id")
-                .values("player_id", "finished_at", "rated", "rating_before", "rating_after", *COUNTERS)
-            )
+            [
+                dict(r)
+                for r in rewound.values(
+                    "player_id", "finished_at", "rated", "rating_before", "rating_after", **counters
+                )
+            ]
             if rewind
             else []
         )
@@ -824,6 +834,29 @@ class _Writes:
             self._send()
             _copy_text(self._cursor, table, names, rows)
 
+    def insert_missing(self, model: Any, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+        """INSERT the rows whose key (the first column, the table's primary key)
+        the table does not hold yet; the others are left as they are (the
+        statistics lines: a line's row never changes, its key is its code)."""
+        if not rows:
+            return
+        if not self._postgres:
+            self.insert(model, columns, rows, verb="INSERT OR IGNORE")
+            return
+        q = connection.ops.quote_name
+        head = f"INSERT INTO {q(model._meta.db_table)} ({', '.join(q(_column(model, c)) for c in columns)}) VALUES"
+        # Never by COPY, which cannot leave out the rows held already: a few
+        # hundred distinct lines at most (a long replay), in statements of 200.
+        for start in range(0, len(rows), 200):
+            chunk = rows[start : start + 200]
+            if self._literal:
+                self._statements.append(f"{head} {', '.join(map(self._literal_row, chunk))} ON CONFLICT DO NOTHING")
+            else:
+                row = f"({_placeholders(len(columns))})"
+                self._statement(
+                    f"{head} {', '.join([row] * len(chunk))} ON CONFLICT DO NOTHING", [v for r in chunk for v in r]
+                )
+
     def _literal_row(self, row: Sequence[Any]) -> str:
         """A row's values as SQL literals. Numbers (nearly all of them) are written
         here: an int as is, a finite float by ``repr`` (the shortest text that
@@ -898,8 +931,9 @@ PG_COLUMNS = [
     "rated",
     "rating_before",
     "rating_after",
-    *COUNTERS,
+    "line_id",
 ]
+LINE_TABLE_COLUMNS = ["id", *COUNTERS]
 RG_COLUMNS = [
     "game_id",
     "finished_at",
@@ -975,7 +1009,8 @@ def recompute() -> int:
     - one narrow row per seat (end order, seat, player, side, line) from one
       join, its line numbered by the database from its key (``LineCode``);
     - the player-game rows by INSERT … SELECT, a batch of games at a time: each
-      seat's row joined with its line's counters (by number) and with its
+      seat's row joined with its line (by number: its role, side, result and
+      stored code, ``StatisticsLine``) and with its
       game's wide row, which Python wrote (each seat's rating before and after:
       a tenth of the rows a row per seat would be; binary COPY on PostgreSQL).
       Each batch's INSERT runs in the background while Python plays the next.
@@ -1019,6 +1054,7 @@ ANALYZED_AFTER_REBUILD: dict[Any, tuple[str, ...] | None] = {
     PlayerMonth: ("player_id", "month", "rated_games"),
     PlayerStats: None,
     RatedGame: ("game_id", "finished_at"),
+    StatisticsLine: ("id",),
 }
 
 
@@ -1262,7 +1298,7 @@ def _background_statement() -> Iterator[_Background]:
         shared.dec_thread_sharing()
 
 
-STORED_MODELS = (PlayerGame, RatedGame, PlayerStats, PlayerMonth)
+STORED_MODELS = (PlayerGame, RatedGame, PlayerStats, PlayerMonth, StatisticsLine)
 
 
 def _empty_stored_tables(postgres: bool) -> None:
@@ -1451,9 +1487,7 @@ def _sql_type(model: Any, name: str) -> str:
 def _create_rebuild_tables(postgres: bool, slots: int) -> None:
     temp = "CREATE TEMPORARY TABLE"
     tail = " ON COMMIT DROP" if postgres else ""
-    q = connection.ops.quote_name
     key = ", ".join(f"k_{c} {_sql_type(SeatResult, c)} NOT NULL" for c in LINE_COLUMNS)
-    counters = ", ".join(f"{q(c)} INTEGER NOT NULL" for c in COUNTERS)
     ratings = ", ".join(f"{c}{i} DOUBLE PRECISION" for c in ("rb", "ra") for i in range(1, slots + 1))
     # k: the seat row's key (``_seat_key_base``). On SQLite an INTEGER PRIMARY KEY
     # (64 bits) is the row id itself: no index beside the table.
@@ -1468,7 +1502,8 @@ def _create_rebuild_tables(postgres: bool, slots: int) -> None:
             f"PRIMARY KEY (game_id, actor_seat)){tail}"
         )
         cursor.execute(
-            f"{temp} players_rebuild_line (line_id {big_key} PRIMARY KEY, {key}, k_checks INTEGER NOT NULL, k_check_hits INTEGER NOT NULL, {counters}){tail}"
+            f"{temp} players_rebuild_line (line_id {big_key} PRIMARY KEY, {key}, k_checks INTEGER NOT NULL, k_check_hits INTEGER NOT NULL, "
+            f"code BIGINT NOT NULL){tail}"
         )
         if not postgres:  # PostgreSQL's comes from CREATE TABLE AS (``_fill_rebuild_seats``)
             cursor.execute(
@@ -1559,8 +1594,9 @@ class LineCode:
 
 def _fill_rebuild_lines(postgres: bool) -> tuple[LineCode, dict[int, tuple[int, ...]]]:
     """The statistics lines the seats can have, each's counters computed once with
-    players/statistics.py ``seat_counts``, written to the lines table under its
-    number (``LineCode``). A line is a result row's key (LINE_COLUMNS) with the
+    players/statistics.py ``seat_counts``, written to the rebuild's lines table
+    under its number (``LineCode``) with its stored code (``line_code``), and the
+    distinct stored lines to ``StatisticsLine``. A line is a result row's key (LINE_COLUMNS) with the
     checks its seat made (CHECK_KEY), and both are read on their own, with no
     join of a million result rows to their checks: the distinct keys of all
     result rows, and the distinct (checks, hits) pairs of the summed checks —
@@ -1583,6 +1619,7 @@ def _fill_rebuild_lines(postgres: bool) -> tuple[LineCode, dict[int, tuple[int, 
     n = len(LINE_COLUMNS)
     rows = []
     counts_by_line: dict[int, tuple[int, ...]] = {}
+    stored: dict[int, tuple[int, ...]] = {}  # the stored lines (by their code: ``line_code``)
     for key in lines:
         result = dict(zip(LINE_COLUMNS, key[:n], strict=True), seat_no=0)
         checks, hits = key[n:]
@@ -1592,33 +1629,32 @@ def _fill_rebuild_lines(postgres: bool) -> tuple[LineCode, dict[int, tuple[int, 
         )
         made = [{"kind": kind, "actor_seat": 0, "result": hit if i < hits else miss} for i in range(checks)]
         counts = seat_counts(result, made)
-        line = code.number(key)
+        line, stored_as = code.number(key), line_code(counts)
+        if stored.setdefault(stored_as, counts) != counts:
+            raise ValueError(f"two statistics lines have one code ({stored_as}): {counts} and {stored[stored_as]}")
         counts_by_line[line] = counts
-        rows.append((line, *key, *counts))
-    columns = ["line_id", *(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY, *(q(c) for c in COUNTERS)]
+        rows.append((line, *key, stored_as))
+    columns = ["line_id", *(f"k_{c}" for c in LINE_COLUMNS), *CHECK_KEY, "code"]
     _copy_rows("players_rebuild_line", columns, rows, postgres)
+    _copy_rows(
+        StatisticsLine._meta.db_table,
+        [q(_column(StatisticsLine, c)) for c in LINE_TABLE_COLUMNS],
+        [(line, *counts) for line, counts in sorted(stored.items())],
+        postgres,
+    )
     return code, counts_by_line
 
 
-def _fill_rebuild_seats(postgres: bool, slots: int, code: LineCode) -> int:
-    """One narrow row per result row of a rebuilt game: its game's end order, its
-    seat, the seat's player (None: unlinked, or no seat row), 1 for black, 0 for
-    red, and its line's number (``LineCode``: no join on the key's thirteen
-    columns). Returns how many were written.
-
-    On SQLite in end order (the order table's rows, each game's result rows by
-    seat from their unique index: the ORDER BY costs no sort), so that the seat
-    table (its key is end order and seat) takes each at its end. On PostgreSQL
-    the table is made by CREATE TABLE AS, its key and NOT NULLs added after:
-    unlike an INSERT … SELECT, that statement may run its join in parallel
-    workers (the result rows with their seats, the million-row hash join), and
-    one sort builds the key's index instead of a million inserts in hash-join
-    order (3.2 s before, 1.9 s so). The line's number is summed from a BIGINT
-    zero: its terms may pass what an INTEGER holds."""
+def _seat_rows_select(slots: int, code: LineCode) -> str:
+    """One narrow row per result row of a rebuilt game: its seat row's key, its
+    game's end order, its seat, the seat's player (None: unlinked, or no seat
+    row), 1 for black, 0 for red, and its line's number (``LineCode``: no join
+    on the key's thirteen columns; summed from a BIGINT zero: its terms may pass
+    what an INTEGER holds). Its parameters are ``code.params``."""
     q = connection.ops.quote_name
     r_gid, r_seat, team = (f"r.{q(_column(SeatResult, c))}" for c in ("game_id", "seat_no", "team"))
     s_gid, s_seat, s_pid = (f"s.{q(_column(GameSeat, c))}" for c in ("game_id", "seat_no", "player_id"))
-    select = (
+    return (
         f"SELECT CAST(o.ord AS BIGINT) * {_seat_key_base(slots)} + {r_seat} AS k, o.ord AS ord, {r_seat} AS seat_no, "
         f"CAST({r_gid} AS BIGINT) AS game_id, CAST({s_pid} AS BIGINT) AS player_id, "
         f"CASE WHEN {team} = 'black' THEN 1 ELSE 0 END AS black, CAST(0 AS BIGINT) + {code.sql} AS line_id "
@@ -1626,11 +1662,29 @@ def _fill_rebuild_seats(postgres: bool, slots: int, code: LineCode) -> int:
         f"LEFT JOIN {q(GameSeat._meta.db_table)} s ON {s_gid} = {r_gid} AND {s_seat} = {r_seat} "
         f"{_checks_join()}"
     )
+
+
+def _fill_rebuild_seats(postgres: bool, slots: int, code: LineCode) -> int:
+    """Every seat row (``_seat_rows_select``); returns how many were written.
+
+    On SQLite in end order (the order table's rows, each game's result rows by
+    seat from their unique index: the ORDER BY costs no sort), so that the seat
+    table (its key is end order and seat) takes each at its end. (Written a
+    batch at a time in the background beside the play loop instead, the
+    rebuild took 14.1 s instead of 11.5: the play loop waited for it.) On
+    PostgreSQL the table is made by CREATE TABLE AS, its key and NOT NULLs
+    added after: unlike an INSERT … SELECT, that statement may run its join in
+    parallel workers (the result rows with their seats, the million-row hash
+    join), and one sort builds the key's index instead of a million inserts in
+    hash-join order (3.2 s before, 1.9 s so). A result row written after the
+    lines were read has no line: its NULL is refused (the rebuild fails and is
+    rolled back, no seat is lost)."""
+    select = _seat_rows_select(slots, code)
     with connection.cursor() as cursor:
         if not postgres:
             cursor.execute(
                 "INSERT INTO players_rebuild_seat (k, ord, seat_no, game_id, player_id, black, line_id) "
-                f"{select} ORDER BY o.ord, {r_seat}",
+                f"{select} ORDER BY o.ord, r.{connection.ops.quote_name(_column(SeatResult, 'seat_no'))}",
                 code.params,
             )
             return int(cursor.rowcount)
@@ -1642,7 +1696,6 @@ def _fill_rebuild_seats(postgres: bool, slots: int, code: LineCode) -> int:
         written = int(cursor.rowcount)
         cursor.execute("SET LOCAL parallel_setup_cost TO DEFAULT")
         cursor.execute("SET LOCAL parallel_tuple_cost TO DEFAULT")
-        # A result row written after the lines were read has no line: NULL, refused here.
         cursor.execute(
             "ALTER TABLE players_rebuild_seat ADD PRIMARY KEY (k), ALTER COLUMN ord SET NOT NULL, "
             "ALTER COLUMN seat_no SET NOT NULL, ALTER COLUMN game_id SET NOT NULL, "
@@ -1694,9 +1747,9 @@ def _postgres_column_types(raw: Any, table: str, columns: list[str]) -> list[int
 
 def _insert_player_games(slots: int, start: int, stop: int) -> None:
     """The stored player-game rows of the games in end order [start, stop) (one
-    batch), one statement: every linked seat's narrow row, its line's counters
-    (joined by number), and from its game's wide row the game's end, whether it
-    counts and the seat's ratings. Its id is the seat row's key (end order, then
+    batch), one statement: every linked seat's narrow row, its line's role, side,
+    result and stored code (joined by number), and from its game's wide row the
+    game's end, whether it counts and the seat's ratings. Its id is the seat row's key (end order, then
     seat): PostgreSQL generating a million identity values cost a third of the
     INSERT."""
     q = connection.ops.quote_name
@@ -1709,9 +1762,9 @@ def _insert_player_games(slots: int, start: int, stop: int) -> None:
         "player_id": "x.player_id", "game_id": "x.game_id", "seat_no": "x.seat_no",
         "finished_at": "t.at", "rated": "t.counted",
         "rating_before": by_seat("rb"), "rating_after": by_seat("ra"),
-        "role": "l.k_role", "team": "l.k_team", "won": "l.k_won",
+        "role": "l.k_role", "team": "l.k_team", "won": "l.k_won", "line_id": "l.code",
     }  # fmt: skip
-    values = ", ".join(source.get(c, f"l.{q(c)}") for c in PG_COLUMNS)
+    values = ", ".join(source[c] for c in PG_COLUMNS)
     sql = (
         f"INSERT INTO {q(PlayerGame._meta.db_table)} ({target}) SELECT x.k, {values} "
         f"FROM players_rebuild_seat x JOIN players_rebuild_game t ON t.ord = x.ord AND t.ord >= %s AND t.ord < %s "

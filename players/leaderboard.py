@@ -36,7 +36,7 @@ from django.utils import timezone
 
 from games.models import SeatResult
 from games.rules.nicknames import nickname_sort_key
-from players.models import Player, PlayerGame, PlayerMonth, PlayerStats
+from players.models import Player, PlayerGame, PlayerMonth, PlayerStats, StatisticsLine
 from players.rating import PROVISIONAL_GAMES
 from players.statistics import COUNTERS, ROLES, rate
 
@@ -297,9 +297,10 @@ def _season_rows(f: Filters) -> list[Row]:
     range, which also finds when his last counted game of the range ended; his
     rating is read from that one row through the (player, finished_at) index),
     plain SQL that SQLite and PostgreSQL both run, values read straight from the
-    cursor (no per-value converters for the thousands of rows)."""
+    cursor (no per-value converters for the thousands of rows). The counters are
+    each row's line's (a join of the few hundred ``StatisticsLine`` rows)."""
     q = connection.ops.quote_name
-    pg, player = PlayerGame._meta, Player._meta
+    pg, player, line = PlayerGame._meta, Player._meta, StatisticsLine._meta
 
     def col(name: str) -> str:
         return q(str(getattr(pg.get_field(name), "column", name)))
@@ -315,7 +316,7 @@ def _season_rows(f: Filters) -> list[Row]:
     in_range = " AND ".join(where)
     rated, table, pid, at = col("rated"), q(pg.db_table), col("player"), col("finished_at")
     nickname = q(str(player.get_field("nickname").column))
-    sums = ", ".join(f"SUM({col(n)})" for n in COUNTERS)
+    sums = ", ".join(f"SUM(l.{q(n)})" for n in COUNTERS)  # a counter's column is its name
     sql = (
         f"SELECT g.*, p.{nickname}, "
         f"(SELECT x.{col('rating_after')} FROM {table} x WHERE x.{pid} = g.pid AND x.{rated} AND x.{at} = g.last_at "
@@ -323,7 +324,8 @@ def _season_rows(f: Filters) -> list[Row]:
         f"FROM (SELECT {pid} AS pid, {sums}, SUM(CASE WHEN {rated} THEN 1 ELSE 0 END), "
         f"SUM(CASE WHEN {rated} THEN {col('rating_after')} - {col('rating_before')} END), "
         f"MAX(CASE WHEN {rated} THEN {at} END) AS last_at "
-        f"FROM {table} WHERE {in_range} GROUP BY {pid}) g "
+        f"FROM {table} JOIN {q(line.db_table)} l ON l.{q(str(line.pk.column))} = {col('line')} "
+        f"WHERE {in_range} GROUP BY {pid}) g "
         f"JOIN {q(player.db_table)} p ON p.{q(str(player.pk.column))} = g.pid"
     )
     with connection.cursor() as cursor:

@@ -139,7 +139,25 @@ class PlayerStats(Counters):
         indexes = [models.Index(fields=["-rating"], name="players_stats_rating")]
 
 
-class PlayerGame(Counters):
+class StatisticsLine(Counters):
+    """What one seat of one finished game adds to its player's totals
+    (players/statistics.py ``seat_counts``), stored once per distinct line: a
+    million seats have a few hundred. Its id is the line's code
+    (``line_code``), so that every write path names a line without a lookup."""
+
+    id = models.BigIntegerField(primary_key=True)
+
+    def __str__(self) -> str:
+        return str(self.id)
+
+
+class PlayerGame(models.Model):
+    """A player's seat in a finished game: his role, side and result, his rating
+    before and after it when it counted, and his statistics line. The line's 22
+    counters are not repeated in each of a million rows: they are one
+    ``StatisticsLine`` row, joined where a sum over games needs them (a season
+    inside a month), which halves the row (and the rebuild's writing of it)."""
+
     # No index of their own on the two keys: (player, finished_at, game) and the
     # unique (game, seat_no) start with them, and every index more is paid on each
     # of the rebuild's million rows.
@@ -153,6 +171,8 @@ class PlayerGame(Counters):
     rated = models.BooleanField(default=False)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
+    # No index: only joined from a player-game row to its line, never searched.
+    line = models.ForeignKey(StatisticsLine, on_delete=models.PROTECT, related_name="+", db_index=False)
 
     class Meta:
         ordering = ["player", "finished_at", "game_id"]

@@ -96,7 +96,7 @@ def history_rows(history: Iterable[tuple[str, float | None, int]]) -> list[SafeS
 
 
 def game_rows(games: Iterable[Any]) -> list[SafeString]:
-    """The player page's games (PlayerGame rows with their game)."""
+    """The player page's games (PlayerGame rows with their game and line)."""
     board, protocol = path_of("board:board"), path_of("exports:protocol_xlsx")
     day = short_dates(local=True)
     won, draw, lost = _("победа"), _("ничья"), _("поражение")
@@ -116,7 +116,7 @@ def game_rows(games: Iterable[Any]) -> list[SafeString]:
                 str(g.game),
                 g.seat_no,
                 vocabulary.ROLES(g.role),
-                won if g.won else draw if g.draws else lost,
+                won if g.won else draw if g.line.draws else lost,
                 delta,
                 protocol(g.game_id),
             )

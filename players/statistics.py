@@ -16,7 +16,8 @@ Terms:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -139,6 +140,29 @@ def seat_counts(result: Mapping[str, Any], checks: Iterable[Mapping[str, Any]] =
         int(bool(result.get("ppk"))),
     ]
     return tuple(counts)
+
+
+# A line's code: its counters as one number, each counter a field of bits —
+# a flag (0 or 1 in any game) one bit, a count seven. A player-game row names
+# its line by this code (the stored lines are players.models.StatisticsLine):
+# the same counters give the same code on every path, with no lookup.
+_COUNTS = {"sheriff_checks", "sheriff_blacks_found", "don_checks", "don_found_sheriff", "best_move_blacks", "fouls"}
+CODE_WIDTHS = tuple(7 if name in _COUNTS else 1 for name in COUNTERS)  # 58 bits in all: a BIGINT holds it
+
+
+def line_code(counts: Sequence[int]) -> int:
+    """The code of a line (its counters in COUNTERS order): ≥ 0, the counters'
+    fields, when each fits its field; a game no rule allows (128 checks by one
+    Sheriff) gets a negative code from a 62-bit hash of its counters instead (two
+    such lines sharing one is a chance of one in 4·10¹⁸ per pair)."""
+    code = shift = 0
+    for value, width in zip(counts, CODE_WIDTHS, strict=True):
+        if not 0 <= value < 1 << width:
+            digest = hashlib.blake2b(repr(tuple(counts)).encode(), digest_size=8).digest()
+            return -(int.from_bytes(digest, "big") >> 2) - 1
+        code |= value << shift
+        shift += width
+    return code
 
 
 def total(lines: Iterable[Line | Mapping[str, Any]]) -> Line:

@@ -154,7 +154,7 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # The game rows only for their titles: their JSON columns (the public state) stay unread.
     games = list(
         PlayerGame.objects.filter(player=player)
-        .select_related("game")
+        .select_related("game", "line")
         .defer("game__public_state", "game__regulations")
         .order_by("-finished_at", "-game_id")[:100]
     )

@@ -105,6 +105,7 @@ from players.models import (
     PlayerMonth,
     PlayerStats,
     RatedGame,
+    StatisticsLine,
 )
 from tournaments.models import (
     ExtraPoints,
@@ -343,6 +344,7 @@ EXCLUDED_MODELS: dict[type[models.Model], str] = {
     RoundNotice: "the bot's DM outbox for round notices: restoring it would DM the participants again",
     PlayerGame: _DERIVED_RATINGS,
     RatedGame: _DERIVED_RATINGS,
+    StatisticsLine: _DERIVED_RATINGS,
     Proposal: "players' Discord DMs to a running game, the host's eyes only; the protocol holds what he applied",
     ChatPost: "the bot's outbox: restoring it would post to Discord again",
     BotHeartbeat: _DISCORD_TRANSIENT,

@@ -95,7 +95,7 @@ def snapshot() -> list[tuple[Any, ...]]:
     )
     games = sorted(
         PlayerGame.objects.values_list(
-            "player_id", "game_id", "rating_before", "rating_after", "rated", "games", "wins"
+            "player_id", "game_id", "rating_before", "rating_after", "rated", "line__games", "line__wins"
         )
     )
     rated = sorted(RatedGame.objects.values_list("game_id", "base_rate", "red_delta", "games_after", "red_score_after"))
