@@ -1040,6 +1040,11 @@ def recompute() -> int:
         with connection.cursor() as cursor:
             # Fresh statistics for the pages' plans (autovacuum would come later).
             cursor.execute(f"ANALYZE {', '.join(tables)}")
+            if not connection.in_atomic_block:  # VACUUM runs in no transaction
+                # The month rows' pages marked all-visible: the season's sums read
+                # the (month, player, counted games) index alone, not every month
+                # row of the table (34 ms → 15 ms of the season page's 12 months).
+                cursor.execute(f"VACUUM {q(PlayerMonth._meta.db_table)}")
         phases.done("analyze")
     return games
 

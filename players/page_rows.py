@@ -95,30 +95,32 @@ def history_rows(history: Iterable[tuple[str, float | None, int]]) -> list[SafeS
     ]
 
 
-def game_rows(games: Iterable[Any]) -> list[SafeString]:
-    """The player page's games (PlayerGame rows with their game and line)."""
+# What ``game_rows`` reads of each PlayerGame row, in this order.
+GAME_ROW_VALUES = (
+    "finished_at", "game_id", "game__title", "seat_no", "role", "won", "line__draws", "rating_before", "rating_after",
+)  # fmt: skip
+
+
+def game_rows(games: Iterable[Sequence[Any]]) -> list[SafeString]:
+    """The player page's games: PlayerGame rows as GAME_ROW_VALUES tuples."""
     board, protocol = path_of("board:board"), path_of("exports:protocol_xlsx")
     day = short_dates(local=True)
     won, draw, lost = _("победа"), _("ничья"), _("поражение")
     out = []
-    for g in games:
-        delta = (
-            signed(g.rating_after - g.rating_before)
-            if g.rating_after is not None and g.rating_before is not None
-            else "—"
-        )
+    for at, game_id, title, seat_no, role, game_won, draws, before, after in games:
+        delta = signed(after - before) if after is not None and before is not None else "—"
         out.append(
             format_html(
                 '<tr><td>{}</td><td><a href="{}">{}</a></td><td class="num">{}</td><td>{}</td><td>{}</td>'
                 '<td class="num">{}</td><td><a href="{}">xlsx</a></td></tr>',
-                day(g.finished_at),
-                board(g.game_id),
-                str(g.game),
-                g.seat_no,
-                vocabulary.ROLES(g.role),
-                won if g.won else draw if g.line.draws else lost,
+                day(at),
+                board(game_id),
+                title or _("Game #%(pk)s") % {"pk": game_id},  # games.models.Game.__str__
+                seat_no,
+                vocabulary.ROLES(role),
+                won if game_won else draw if draws else lost,
                 delta,
-                protocol(g.game_id),
+                protocol(game_id),
             )
         )
     return out

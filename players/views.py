@@ -151,12 +151,12 @@ def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
         svg = chart.rating_svg(
             points, title=_("История рейтинга: %(nick)s") % {"nick": player.nickname}, desc=desc, band=band
         )
-    # The game rows only for their titles: their JSON columns (the public state) stay unread.
+    # The latest 100 as plain values (no model instances): the game's title and
+    # whether the line is a draw are the two values read through a join.
     games = list(
         PlayerGame.objects.filter(player=player)
-        .select_related("game", "line")
-        .defer("game__public_state", "game__regulations")
-        .order_by("-finished_at", "-game_id")[:100]
+        .order_by("-finished_at", "-game_id")
+        .values_list(*page_rows.GAME_ROW_VALUES)[:100]
     )
     per_game = line.fouls / line.games if line.games else None
     return render(
