@@ -204,10 +204,12 @@ def test_the_host_marks_a_game_rated_from_his_list_and_a_stranger_cannot(client,
 def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_num_queries):
     """One probe, the result rows (with players and the tournament flag), the checks,
     whether the host may run rated games (players.trust, issue 22), the players'
-    totals and their month rows, and seven writes — no query per player. On
-    PostgreSQL the six reads are one query (one round trip) and so are the seven
-    writes (two DELETEs, the game's statistics lines the table lacks, four
-    INSERTs: one round trip where the DELETEs and COPYs took ten)."""
+    totals and their month rows, and the writes — no query per player. On
+    PostgreSQL the reads are one query (one round trip) and so are the five
+    writes (the game's statistics lines the table lacks, its rating row, its
+    player rows, the players' totals and month rows, updated in place: one round
+    trip where DELETEs and COPYs took ten), each of them the EXECUTE of a
+    statement prepared once per connection (mafia_protocol/prepared.py)."""
     from games.signals import results_changed
 
     pool = [f"P{i:02d}" for i in range(1, 15)]
@@ -223,8 +225,13 @@ def test_the_newest_game_end_is_synced_in_a_few_queries(host, django_assert_max_
     assert not PlayerGame.objects.filter(game=game).exists()
     from django.db import connection
 
-    with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 11):
+    with django_assert_max_num_queries(2 if connection.vendor == "postgresql" else 11) as queries:
         book.sync_game(game)
+    if connection.vendor == "postgresql":
+        statements = [s for q in queries.captured_queries for s in q["sql"].split(";\n")]
+        executed = [s.split("(")[0] for s in statements if s.startswith("EXECUTE ")]
+        assert len(executed) == 7 + 5, statements  # lock, probe, results, checks, counted, totals, months; 5 writes
+        assert all(s.startswith(("EXECUTE ", "PREPARE ", "SET LOCAL ", "RESET ")) for s in statements), statements
     assert PlayerGame.objects.filter(game=game).count() == 10
     incremental = snapshot()
     book.recompute()
@@ -274,9 +281,10 @@ def test_season_rows_sum_the_range_and_take_the_last_counted_rating(host):
 @pytest.mark.parametrize("literal_rows", [0, 3, 200])
 def test_the_writes_give_the_rebuilds_rows_by_literal_inserts_or_by_copy(host, monkeypatch, literal_rows):
     """players.book._Writes on PostgreSQL: a table's rows up to LITERAL_ROWS go as
-    literals in the one query of the writes, more by COPY, sent after what is
-    queued before them (the DELETE of the same totals rows first). Either way, or
-    mixed (3: a game's rating row by literal, its ten player rows by COPY), the
+    one prepared statement (their columns as arrays) in the one query of the
+    writes, more by COPY, sent after what is queued before them (the DELETE of
+    the same totals rows first). Either way, or mixed (3: a game's rating row by
+    the prepared statement, its ten player rows by COPY), the
     stored rows of a replay equal the rebuild's, ratings to the last bit (the
     rebuild writes them by binary COPY). On SQLite every write runs at once."""
     pool = [f"P{i:02d}" for i in range(1, 15)]
@@ -292,42 +300,6 @@ def test_the_writes_give_the_rebuilds_rows_by_literal_inserts_or_by_copy(host, m
     assert PlayerGame.objects.count() == 10 * finished
     book.recompute()
     assert snapshot() == replayed
-
-
-def test_literal_rows_read_back_as_the_values_written():
-    """players.book._Writes._literal_row (PostgreSQL): numbers written by hand
-    (floats to the last bit), anything else by psycopg — a quote in a text, a
-    non-finite float, a boolean, a date, a moment."""
-    from datetime import UTC, date, datetime
-
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("SQLite writes by executemany; there are no literals")
-    rows = [
-        (
-            1,
-            0.1 + 0.2,
-            -1519.987654321012,
-            "O'Brien \\ %s",
-            True,
-            date(2026, 12, 1),
-            datetime(2026, 12, 2, 1, 2, 3, 456789, tzinfo=UTC),
-            None,
-        ),
-        (-7, float("inf"), 1e-300, "", False, date(2026, 1, 31), datetime(2026, 1, 1, tzinfo=UTC), 2.5),
-    ]
-    with book._Writes() as writes:
-        values = ", ".join(map(writes._literal_row, rows))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "CREATE TEMPORARY TABLE literal_check (i integer, f double precision, g double precision, s text,"
-            " b boolean, d date, t timestamptz, n double precision)"
-        )
-        cursor.execute(f"INSERT INTO literal_check VALUES {values}")
-        cursor.execute("SELECT * FROM literal_check ORDER BY i DESC")
-        assert [tuple(r) for r in cursor.fetchall()] == rows
-        cursor.execute("DROP TABLE literal_check")
 
 
 @pytest.mark.django_db(transaction=True)
