@@ -122,6 +122,13 @@ class Game(models.Model):
 
         return game_title(self.title)
 
+    @property
+    def display_name(self) -> str:
+        """The display title, or «Игра №n» for a game without a title (games.titles)."""
+        from games.titles import game_name
+
+        return game_name(self.title, self.pk)
+
     def active_actions(self) -> models.QuerySet[GameAction]:
         return self.actions.filter(undone_at__isnull=True).order_by("seq")
 

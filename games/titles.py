@@ -95,6 +95,12 @@ def game_title(title: str) -> str:
     return out + (SEPARATOR + gettext(REPLAY) if m.group("replay") else "")
 
 
+def game_name(title: str, pk: int | None) -> str:
+    """What the reader calls a game: its title (``game_title``), or «Игра №n»
+    when it has none."""
+    return game_title(title) if title else gettext("Игра №%(pk)s") % {"pk": pk}
+
+
 def revision_note(note: str) -> str:
     """The note of a tournament's first scoring revision, in the reader's language."""
     return gettext(TOURNAMENT_CREATED) if note and note in _in_every_language(TOURNAMENT_CREATED) else note

@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
 from games import vocabulary
+from games.titles import game_name
 from players.leaderboard import Row
 from players.templatetags.players_tags import percent_of, rating, signed
 
@@ -115,7 +116,7 @@ def game_rows(games: Iterable[Sequence[Any]]) -> list[SafeString]:
                 '<td class="num">{}</td><td><a href="{}">xlsx</a></td></tr>',
                 day(at),
                 board(game_id),
-                title or _("Game #%(pk)s") % {"pk": game_id},  # games.models.Game.__str__
+                game_name(title, game_id),
                 seat_no,
                 vocabulary.ROLES(role),
                 won if game_won else draw if draws else lost,

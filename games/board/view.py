@@ -207,7 +207,7 @@ _clock_text = vocabulary.clock_text
 
 
 def public_title(game: Game) -> str:
-    return game.display_title or str(_("Игра №%(pk)s") % {"pk": game.pk})
+    return game.display_name
 
 
 def epoch_ms(dt: datetime | None) -> int:

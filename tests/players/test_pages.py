@@ -76,6 +76,24 @@ def test_player_page_in_english(client, played):
     assert "По ролям" not in html
 
 
+def test_player_page_names_games_as_the_reader_calls_them(client, played):
+    """A game without a title is «Игра №n» / "Game #n"; a tournament table's
+    generated title is in the reader's language (games.titles.game_name, as on
+    the board and the host's pages)."""
+    from games.models import Game
+    from games.titles import table_game_title
+
+    untitled, table = Game.objects.filter(status="finished").order_by("pk")[:2]
+    Game.objects.filter(pk=untitled.pk).update(title="")
+    with __import__("django.utils.translation", fromlist=["override"]).override("ru"):
+        Game.objects.filter(pk=table.pk).update(title=table_game_title("Кубок", "", 1, 2))
+    url = reverse("players:detail", args=[played["Alpha"].pk])
+    html = client.get(url).content.decode()
+    assert f"Игра №{untitled.pk}</a>" in html and "Кубок · тур 1, стол 2</a>" in html
+    html = lang(client, "en").get(url).content.decode()
+    assert f"Game #{untitled.pk}</a>" in html and "Кубок · round 1, table 2</a>" in html
+
+
 def test_role_statistics_on_the_page(client, played):
     html = client.get(reverse("players:detail", args=[played["Alpha"].pk])).content.decode()
     # Alpha: Sheriff twice, won once (win rate 50%)
