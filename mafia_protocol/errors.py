@@ -37,6 +37,8 @@ _SIGNS = (
             "too many clients",
             "couldn't get a connection",
             "pool timeout",
+            # A page's wait for a table being rewritten (players.views.reads_ratings) ran out.
+            "lock timeout",
         ),
     ),
 )

@@ -127,10 +127,23 @@ class Counters(models.Model):
         abstract = True
 
 
+# The stored (derived) rows name their player and game without a database
+# constraint (db_constraint=False; Django still deletes them with their player
+# or game, on_delete=CASCADE). A constraint would cost the tables the host and
+# the board live on: the rebuild (players/book.py recompute) writes a million
+# rows with no constraint to check per row, and dropping a foreign key for it
+# locks the table it references (ACCESS EXCLUSIVE) to the commit, so every
+# read of the games and the players waited for the whole rebuild (7.7 s of
+# 10 s at 100,000 games). The rows are derived from seats and result rows,
+# which keep their constraints; a rebuild makes them again from those.
+
+
 class PlayerStats(Counters):
     """A player's totals over his finished games, and his rating now."""
 
-    player = models.OneToOneField(Player, on_delete=models.CASCADE, primary_key=True, related_name="stats")
+    player = models.OneToOneField(
+        Player, primary_key=True, related_name="stats", on_delete=models.CASCADE, db_constraint=False
+    )
     rating = models.FloatField(null=True, blank=True)
     rated_games = models.PositiveIntegerField(default=0)
     last_game_at = models.DateTimeField(null=True, blank=True)
@@ -161,8 +174,12 @@ class PlayerGame(models.Model):
     # No index of their own on the two keys: (player, finished_at, game) and the
     # unique (game, seat_no) start with them, and every index more is paid on each
     # of the rebuild's million rows.
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games", db_index=False)
-    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="player_games", db_index=False)
+    player = models.ForeignKey(
+        Player, related_name="games", db_index=False, on_delete=models.CASCADE, db_constraint=False
+    )
+    game = models.ForeignKey(
+        "games.Game", related_name="player_games", db_index=False, on_delete=models.CASCADE, db_constraint=False
+    )
     seat_no = models.PositiveSmallIntegerField()
     finished_at = models.DateTimeField()
     role = models.CharField(max_length=16)
@@ -193,7 +210,9 @@ class PlayerMonth(Counters):
     month's ``rating_first`` (no sums of floats, so a rebuild gives the same bits).
     Kept by the same write path as ``PlayerStats`` (players/book.py)."""
 
-    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="months", db_index=False)
+    player = models.ForeignKey(
+        Player, related_name="months", db_index=False, on_delete=models.CASCADE, db_constraint=False
+    )
     month = models.DateField()  # the first day of the month
     rated_games = models.PositiveIntegerField(default=0)
     rating_first = models.FloatField(null=True, blank=True)
@@ -213,7 +232,7 @@ class PlayerMonth(Counters):
 class RatedGame(models.Model):
     """A counted game, in end order, with the side totals after it (players/rating.py)."""
 
-    game = models.OneToOneField("games.Game", on_delete=models.CASCADE, related_name="rated_entry")
+    game = models.OneToOneField("games.Game", related_name="rated_entry", on_delete=models.CASCADE, db_constraint=False)
     finished_at = models.DateTimeField()
     base_rate = models.FloatField()
     red_mean = models.FloatField()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import calendar
+import functools
+from collections.abc import Callable
 from datetime import date
 from io import BytesIO
 from typing import Any
@@ -10,6 +12,7 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.db import connection, transaction
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,6 +34,31 @@ from players.models import (
 )
 from players.rating import UNCERTAINTY, RatingSettings, uncertainty
 from players.statistics import COUNTERS, Line, role_rows
+
+
+# While a rebuild (manage.py recompute_ratings) rewrites the stored ratings
+# tables, PostgreSQL holds them to its commit (their indexes are dropped and
+# built again: ~10 s at 100,000 games). A page that reads them waits this long
+# at most, then answers 503 "busy, again in a few seconds" (mafia_protocol.errors)
+# instead of holding one of the worker's pooled connections to the end of the
+# rebuild: a crowd of readers would hold all of them, and the host's next click
+# would wait for a connection. (The games' and players' tables are never held.)
+RATINGS_LOCK_WAIT = "2s"
+
+
+def reads_ratings(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A page that reads the stored ratings rows waits at most RATINGS_LOCK_WAIT for a lock."""
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if connection.vendor != "postgresql":
+            return view(request, *args, **kwargs)  # SQLite: readers beside the writer (WAL), no table locks
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(f"SET LOCAL lock_timeout = '{RATINGS_LOCK_WAIT}'")
+            return view(request, *args, **kwargs)
+
+    return wrapped
 
 
 def _player_or_redirect(pk: int) -> Player | HttpResponse:
@@ -106,6 +134,7 @@ def game_rated(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect(back if back.startswith("/") and not back.startswith("//") else "games:list")
 
 
+@reads_ratings
 def player_list(request: HttpRequest) -> HttpResponse:
     q = request.GET.get("q", "").strip()[:64]
     players = Player.objects.select_related("stats")
@@ -126,6 +155,7 @@ def _totals(player: Player) -> tuple[Line, PlayerStats | None]:
     return line, stats
 
 
+@reads_ratings
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     found = _player_or_redirect(pk)
     if isinstance(found, HttpResponse):
@@ -201,6 +231,7 @@ def head_to_head_pick(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("players:head_to_head", pk=pk, other=other.pk)
 
 
+@reads_ratings
 def head_to_head(request: HttpRequest, pk: int, other: int) -> HttpResponse:
     a = get_object_or_404(Player, pk=pk)
     b = get_object_or_404(Player, pk=other)
@@ -252,6 +283,7 @@ def _filters(request: HttpRequest) -> Filters:
     )  # fmt: skip
 
 
+@reads_ratings
 def ratings(request: HttpRequest) -> HttpResponse:
     f = _filters(request)
     rows, count = leaderboard.leaderboard(f)
@@ -300,6 +332,7 @@ def _tab_label(tab: str) -> str:
     return str(_("Рейтинг")) if tab == "rating" else vocabulary.ROLES(tab)
 
 
+@reads_ratings
 def ratings_xlsx(request: HttpRequest) -> HttpResponse:
     from openpyxl import Workbook
 
