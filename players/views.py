@@ -35,7 +35,6 @@ from players.models import (
 from players.rating import UNCERTAINTY, RatingSettings, uncertainty
 from players.statistics import COUNTERS, Line, role_rows
 
-
 # While a rebuild (manage.py recompute_ratings) rewrites the stored ratings
 # tables, PostgreSQL holds them to its commit (their indexes are dropped and
 # built again: ~10 s at 100,000 games). A page that reads them waits this long
