@@ -545,7 +545,8 @@ def run(args: argparse.Namespace) -> None:
     cpus = []
     last = Game.objects.order_by("-finished_at").values_list("finished_at", flat=True).first()
     assert last is not None
-    for i in range(max(10, args.repeat * 4)):
+    # Enough games for a steady median (the first on a connection also prepares its statements).
+    for i in range(max(30, args.repeat * 10)):
         _log, state = logs[i % len(logs)]
         seated = rng.sample(pids, 10)
         game = store_game(host, state.copy(), [f"P{p:05d}" for p in seated], seated, last + timedelta(minutes=i + 1))
