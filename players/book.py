@@ -803,7 +803,7 @@ class _Writes:
     arrays (``INSERT … SELECT * FROM unnest(…)``; a totals or month row that
     exists is updated in place, ON CONFLICT). Written as text instead, a game's
     ten rows of 33 columns are parsed and planned on every game's end (the
-    writes' query 1.4 ms instead of 0.65); as a statement of parameters they cost
+    writes' query 1.55 ms instead of ~1.3); as a statement of parameters they cost
     ~2 ms (psycopg converts a query of over 50 parameters without its cache);
     apart, two DELETEs and four COPYs took ten round trips. Many rows (a
     replay after a merge) go by COPY. On SQLite every write runs at once: it
