@@ -34,6 +34,7 @@ from tests.live.test_nginx_two_daphne import (
     pg_admin,
     pg_up,
     site_config_for_test,
+    wait_port,
 )
 from tests.live.test_two_daphne_redis import (
     DAPHNE,
@@ -175,7 +176,8 @@ def deployment(tmp_path):
         conf.write_text(nginx_main_config(tmp_path, site))
         nginx_cmd = f"{NGINX} -p {tmp_path} -c {conf} -e {tmp_path / 'nginx-error.log'}"
         nginx = subprocess.Popen(shlex.split(nginx_cmd), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        time.sleep(1)
+        # Until it listens (a fixed second was too short under CI's load: the first login was refused).
+        wait_port(front_port, nginx, tmp_path / "nginx-error.log")
         yield {
             "front": Front(front_port),
             "ports": ports,
