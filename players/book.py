@@ -1426,13 +1426,13 @@ def _bulk_load(models: Sequence[Any], postgres: bool, keep: Sequence[str] = ()) 
         for model, index in indexes:
             cursor.execute(str(index.create_sql(model, editor)))
         # NOT VALID: the constraint holds every later write to the table; the
-        # rows written here are not checked again (a scan joining each of the
-        # million player-game rows to its player, game and line: 0.65 s of the
-        # rebuild). They hold by construction and by lock: each row's player
-        # and game are its seat's and result row's (themselves under their
-        # foreign keys), its line one just written; and dropping a foreign key
-        # locked its referenced table (ACCESS EXCLUSIVE) until the commit, so
-        # no player, game or line they name could be deleted in between.
+        # rows written here are not checked again (the scan joining each of the
+        # million player-game rows to its line, and before migration 0009 to its
+        # player and game: 0.65 s of the rebuild). They hold by construction and
+        # by lock: each row's line is one just written, and dropping the foreign
+        # key locked the lines' table (ACCESS EXCLUSIVE, itself rebuilt here)
+        # until the commit. (The stored rows' games and players have no
+        # constraint to drop: players/models.py.)
         for table, name, column, to_table, to_column in foreign_keys:
             cursor.execute(
                 f"ALTER TABLE {q(table)} ADD CONSTRAINT {q(name)} FOREIGN KEY ({q(column)}) REFERENCES {q(to_table)} ({q(to_column)}) DEFERRABLE INITIALLY DEFERRED NOT VALID"
