@@ -172,7 +172,7 @@ def send(cursor: Any, parts: Sequence[str | Call]) -> None:
             new.setdefault(part.statement.name, part.statement)
     mogrify = raw.mogrify
     texts = [p if isinstance(p, str) else p.execute(mogrify) for p in parts]
-    if len(texts) != len([p for p in parts if isinstance(p, str)]):
+    if any(isinstance(p, Call) for p in parts):
         texts = [*(s.prepare for s in new.values()), _GENERIC_PLANS, *texts, _OWN_PLANS]
     _prepared_on[conn] = None
     # No parameters: Django's cursor passes the text as it is.
